@@ -1,0 +1,174 @@
+//! `tcplab._core`: the Rust core seen from Python. Thin on purpose: it runs scenarios and hands
+//! back the summary (JSON text) and the trace columns (lists); the Python package writes files,
+//! draws plots and keeps the results store.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use tcplab::run::{prepare, run_text, RunResult};
+use tcplab::scenario::ScenarioError;
+
+create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario that cannot be run: names the file, line and field.");
+
+fn to_py_err(e: ScenarioError) -> PyErr {
+    let err = ScenarioErrorPy::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let v = err.value(py);
+        let _ = v.setattr("file", e.file.clone());
+        let _ = v.setattr("line", e.line);
+        let _ = v.setattr("field", e.field.clone());
+        let _ = v.setattr("detail", e.message.clone());
+    });
+    err
+}
+
+/// Check a scenario without running it. Raises ScenarioError.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides=Vec::new()))]
+fn validate(text: &str, file: &str, overrides: Vec<String>) -> PyResult<String> {
+    let (sim, text) = prepare(text, file, None, &overrides).map_err(to_py_err)?;
+    let _ = sim;
+    Ok(text)
+}
+
+/// The JSON Schema of the scenario format.
+#[pyfunction]
+fn schema() -> String {
+    tcplab::scenario::json_schema()
+}
+
+fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    // TCP traces: one table, rows of all connections and both sides.
+    let tcp = PyDict::new(py);
+    let (mut conn, mut side, mut t, mut kind) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut una, mut nxt, mut cwnd, mut ssth, mut wnd, mut unacked) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut srtt, mut rto, mut seq, mut len) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let cam = PyDict::new(py);
+    let (mut c_conn, mut c_t, mut c_exp, mut c_act, mut c_diff, mut c_a, mut c_b, mut c_dec) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for c in r.sim.tcp.iter_mut() {
+        for (s, ep) in c.ep.iter_mut().enumerate() {
+            let tr = ep.take_trace();
+            let side_name = if s == 0 { "snd" } else { "rcv" };
+            for i in 0..tr.len() {
+                conn.push(c.name.clone());
+                side.push(side_name);
+                t.push(tr.t[i] as f64 * 1e-9);
+                kind.push(tr.kind_at(i).name());
+                una.push(tr.snd_una[i]);
+                nxt.push(tr.snd_nxt[i]);
+                cwnd.push(tr.cwnd[i]);
+                ssth.push(tr.ssthresh[i]);
+                wnd.push(tr.snd_wnd[i]);
+                unacked.push(tr.unacked[i]);
+                srtt.push(tr.srtt[i] as f64 * 1e-9);
+                rto.push(tr.rto[i] as f64 * 1e-9);
+                seq.push(tr.seq[i]);
+                len.push(tr.len[i]);
+            }
+            let cm = &tr.cam;
+            for i in 0..cm.t.len() {
+                c_conn.push(c.name.clone());
+                c_t.push(cm.t[i] as f64 * 1e-9);
+                c_exp.push(cm.expected_bps[i] / 1024.0);
+                c_act.push(cm.actual_bps[i] / 1024.0);
+                c_diff.push(cm.diff_buffers[i]);
+                c_a.push(cm.alpha[i]);
+                c_b.push(cm.beta[i]);
+                c_dec.push(cm.decision[i]);
+            }
+        }
+    }
+    tcp.set_item("conn", conn)?;
+    tcp.set_item("side", side)?;
+    tcp.set_item("t_s", t)?;
+    tcp.set_item("kind", kind)?;
+    tcp.set_item("snd_una", una)?;
+    tcp.set_item("snd_nxt", nxt)?;
+    tcp.set_item("cwnd", cwnd)?;
+    tcp.set_item("ssthresh", ssth)?;
+    tcp.set_item("snd_wnd", wnd)?;
+    tcp.set_item("unacked", unacked)?;
+    tcp.set_item("srtt_s", srtt)?;
+    tcp.set_item("rto_s", rto)?;
+    tcp.set_item("seq", seq)?;
+    tcp.set_item("len", len)?;
+    out.set_item("tcp", tcp)?;
+    cam.set_item("conn", c_conn)?;
+    cam.set_item("t_s", c_t)?;
+    cam.set_item("expected_KBps", c_exp)?;
+    cam.set_item("actual_KBps", c_act)?;
+    cam.set_item("diff_buffers", c_diff)?;
+    cam.set_item("alpha", c_a)?;
+    cam.set_item("beta", c_b)?;
+    cam.set_item("decision", c_dec)?;
+    out.set_item("cam", cam)?;
+
+    // Link traces and queue interval series.
+    let link = PyDict::new(py);
+    let (mut l_name, mut l_t, mut l_ev, mut l_bytes, mut l_q, mut l_reason) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let iv = PyDict::new(py);
+    let (mut i_name, mut i_t, mut i_min, mut i_max, mut i_avg) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    const EV: [&str; 3] = ["arrive", "depart", "drop"];
+    for l in r.sim.links.iter_mut() {
+        if let Some(tr) = l.monitor.trace.take() {
+            for i in 0..tr.t.len() {
+                l_name.push(l.name.clone());
+                l_t.push(tr.t[i] as f64 * 1e-9);
+                l_ev.push(EV[tr.event[i] as usize]);
+                l_bytes.push(tr.bytes[i]);
+                l_q.push(tr.qlen[i]);
+                l_reason.push(if tr.reason[i] == 0 { "" } else { tcplab::net::DropReason::ALL[tr.reason[i] as usize - 1].name() });
+            }
+        }
+        if l.monitor.arrived_pkts > 0 {
+            for s in &l.monitor.intervals {
+                i_name.push(l.name.clone());
+                i_t.push(s.t_start_s);
+                i_min.push(s.min_pkts);
+                i_max.push(s.max_pkts);
+                i_avg.push(s.avg_pkts);
+            }
+        }
+    }
+    link.set_item("link", l_name)?;
+    link.set_item("t_s", l_t)?;
+    link.set_item("event", l_ev)?;
+    link.set_item("bytes", l_bytes)?;
+    link.set_item("qlen_pkts", l_q)?;
+    link.set_item("reason", l_reason)?;
+    out.set_item("link", link)?;
+    iv.set_item("link", i_name)?;
+    iv.set_item("t_s", i_t)?;
+    iv.set_item("min_pkts", i_min)?;
+    iv.set_item("max_pkts", i_max)?;
+    iv.set_item("avg_pkts", i_avg)?;
+    out.set_item("queue_intervals", iv)?;
+    Ok(out)
+}
+
+/// Run a scenario. Returns {"summary_json": str, "scenario_text": str, "traces": {...}}.
+/// The simulation itself runs with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (text, file, seed=None, overrides=Vec::new()))]
+fn run<'py>(py: Python<'py>, text: String, file: String, seed: Option<u64>, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let mut r = py.allow_threads(|| run_text(&text, &file, seed, &overrides)).map_err(to_py_err)?;
+    let out = PyDict::new(py);
+    out.set_item("summary_json", r.summary.to_json())?;
+    out.set_item("scenario_text", r.text.clone())?;
+    out.set_item("traces", trace_dict(py, &mut r)?)?;
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", tcplab::VERSION)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Receiver ACK policies (the receiver seam).
+//!
+//! Sources: 4.4BSD tcp_input.c (`TCP_REASS`: in-order data sets TF_DELACK, out-of-order data
+//! TF_ACKNOW), tcp_output.c (window-update rule `adv >= 2 * t_maxseg` that makes BSD acknowledge
+//! every second full segment when the application reads promptly), tcp_timer.c (`tcp_fasttimo`
+//! turns TF_DELACK into an ACK every 200 ms); seed 001 §4 (x-kernel Reno ACKs every segment);
+//! seed 002 §1.2 (Tahoe receivers: no immediate ACK for out-of-order segments, at most one ACK per
+//! 200 ms) and footnote 4 (Jacobson's LBL receiver).
+//!
+//! Deliberate simplifications:
+//! * "two full segments" is counted as in-order bytes received since our last ACK ≥
+//!   `threshold` (default 2 × effective MSS) — equivalent to BSD's window-update rule when the
+//!   application reads at once; with a slow reader BSD would ACK less often.
+//! * Tahoe receiver: in-order data behaves like `BsdDelayed` (the every-other-segment ACK of
+//!   4.3BSD-Tahoe came from the same window-update rule); a segment that fills a hole is
+//!   acknowledged at once only if it advances the window by the threshold (it nearly always does).
+//! * LBL receiver: the "network RTT" used for the idle test is the RTT the receiver measured during
+//!   the handshake (SYN-ACK → ACK); if unknown, 200 ms.
+
+use crate::config::AckPolicy;
+use crate::Nanos;
+
+/// How a data segment related to what the receiver had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Extends rcv_nxt by `len` with no hole pending.
+    InOrder { len: u32 },
+    /// Lands above a hole.
+    OutOfOrder,
+    /// Fills (part of) a hole and advances rcv_nxt by `advance`.
+    FillsHole { advance: u64 },
+    /// Entirely old, or outside the window.
+    Unacceptable,
+}
+
+#[derive(Clone, Debug)]
+pub struct AckState {
+    pub policy: AckPolicy,
+    /// TF_DELACK: an ACK is owed at the next fast tick / delayed-ACK deadline.
+    pub delack: bool,
+    /// TF_ACKNOW: send an ACK at the next poll.
+    pub ack_now: bool,
+    /// In-order bytes received since the last ACK we sent.
+    pub unacked_bytes: u64,
+    /// Fine timer model: when the delayed ACK is due.
+    pub delack_deadline: Option<Nanos>,
+    lbl_bytes: u64,
+    lbl_last_arrival: Option<Nanos>,
+}
+
+impl AckState {
+    pub fn new(policy: AckPolicy) -> AckState {
+        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None }
+    }
+
+    /// A data segment (or FIN-bearing segment) arrived.
+    /// `threshold`: bytes after which a delayed ACK is sent at once; `recv_buffer`: for LBL's
+    /// "two receive windows"; `rtt`: the receiver's RTT estimate for LBL's idle test;
+    /// `delack_timeout`: `Some` in the fine timer model.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_data(&mut self, now: Nanos, arrival: Arrival, seg_len: u32, threshold: u64, recv_buffer: u32, rtt: Option<Nanos>, delack_timeout: Option<Nanos>) {
+        let mut policy = self.policy;
+        if policy == AckPolicy::Lbl {
+            // Seed 002 fn. 4: back to immediate ACKs after the sender idled more than an RTT.
+            let rtt = rtt.unwrap_or(200 * crate::MS);
+            if let Some(last) = self.lbl_last_arrival {
+                if now.saturating_sub(last) > rtt {
+                    self.lbl_bytes = 0;
+                }
+            }
+            self.lbl_last_arrival = Some(now);
+            let immediate = self.lbl_bytes < 2 * recv_buffer as u64;
+            self.lbl_bytes += seg_len as u64;
+            policy = if immediate { AckPolicy::EveryPacket } else { AckPolicy::BsdDelayed };
+        }
+        match (policy, arrival) {
+            (_, Arrival::Unacceptable) => self.ack_now = true,
+            (AckPolicy::EveryPacket, _) => self.ack_now = true,
+            (_, Arrival::InOrder { len }) => {
+                self.unacked_bytes += len as u64;
+                if self.unacked_bytes >= threshold {
+                    self.ack_now = true;
+                } else {
+                    self.set_delack(now, delack_timeout);
+                }
+            }
+            (AckPolicy::TahoeReceiver, Arrival::OutOfOrder) => {
+                // Seed 002 §1.2: silent; the fast tick sends (at most) one ACK.
+                self.set_delack(now, delack_timeout);
+            }
+            (AckPolicy::TahoeReceiver, Arrival::FillsHole { advance }) => {
+                self.unacked_bytes += advance;
+                if self.unacked_bytes >= threshold {
+                    self.ack_now = true;
+                } else {
+                    self.set_delack(now, delack_timeout);
+                }
+            }
+            (_, Arrival::OutOfOrder) | (_, Arrival::FillsHole { .. }) => self.ack_now = true,
+        }
+    }
+
+    fn set_delack(&mut self, now: Nanos, delack_timeout: Option<Nanos>) {
+        self.delack = true;
+        if let Some(t) = delack_timeout {
+            if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + t);
+            }
+        }
+    }
+
+    /// BSD fast tick (tcp_fasttimo).
+    pub fn on_fast_tick(&mut self) {
+        if self.delack {
+            self.delack = false;
+            self.ack_now = true;
+        }
+    }
+
+    /// Fine model: the delayed-ACK deadline passed.
+    pub fn on_timer(&mut self, now: Nanos) {
+        if matches!(self.delack_deadline, Some(d) if d <= now) {
+            self.delack_deadline = None;
+            self.delack = false;
+            self.ack_now = true;
+        }
+    }
+
+    /// Any segment carrying our current ACK left.
+    pub fn on_ack_sent(&mut self) {
+        self.delack = false;
+        self.ack_now = false;
+        self.unacked_bytes = 0;
+        self.delack_deadline = None;
+    }
+}

@@ -1,0 +1,148 @@
+//! Congestion-control seam.
+//!
+//! Modelled on Linux `tcp_congestion_ops` and quinn-proto's `Controller`: a small trait whose
+//! methods take typed inputs and have default no-op bodies. The endpoint owns the window
+//! ([`CcWindow`]) and hands it in; the new ssthresh is *returned* by [`CongestionControl::ssthresh`]
+//! and set by whoever handles the loss event (recovery or the timer), never set behind its back.
+//!
+//! Hooks for Vegas (next issue): [`CongestionControl::on_send`] sees every transmission with its
+//! time, [`SenderView::send_log`] exposes per-segment send times and retransmit counts, and
+//! [`CongestionControl::on_dupack`] / [`CongestionControl::on_ack_check`] may answer
+//! [`CcVerdict::RetransmitOldest`] ("Vegas retransmits on the first duplicate ACK if the segment's
+//! fine-grained timer expired, and checks the first/second non-duplicate ACK after a
+//! retransmission"). A CC that wants CAM rows writes them to the [`CamTrace`] it is given when
+//! tracing is on.
+
+mod reno;
+pub use reno::RenoCc;
+
+use crate::sendlog::SendLog;
+use crate::trace::CamTrace;
+use crate::Nanos;
+
+/// The congestion state the endpoint owns and a CC adjusts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcWindow {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    /// Effective payload bytes per segment (after options).
+    pub mss: u32,
+    /// Largest window the sender could use (4.4BSD: TCP_MAXWIN << snd_scale).
+    pub max_cwnd: u32,
+}
+
+impl CcWindow {
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        // 4.4BSD tcp_input: the linear increase applies only when cw > snd_ssthresh.
+        self.cwnd <= self.ssthresh
+    }
+}
+
+/// One cumulative ACK that advanced snd_una (outside or at the end of loss recovery).
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: Nanos,
+    /// Bytes newly acknowledged by this ACK (data bytes; SYN/FIN not counted).
+    pub bytes_acked: u32,
+    /// RTT sample taken on this ACK, if any (fine-grained ns; in the `bsd` timer model it is
+    /// ticks × 500 ms). Karn's rule already applied.
+    pub rtt: Option<Nanos>,
+    /// Fine-grained RTT of the segment acknowledged, from the send log, if it was not
+    /// retransmitted (Vegas uses this regardless of timer model).
+    pub fine_rtt: Option<Nanos>,
+    pub in_slow_start: bool,
+    /// snd_una after this ACK (relative 64-bit).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// Bytes in flight after this ACK (snd_nxt − snd_una).
+    pub flight: u32,
+    /// ECN echo flag on the ACK.
+    pub ece: bool,
+}
+
+/// Why a new ssthresh is being asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossEvent {
+    FastRetransmit,
+    Timeout,
+    /// A retransmission decided by the CC itself (Vegas).
+    CcRetransmit,
+}
+
+/// What a CC may ask the endpoint to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcVerdict {
+    Continue,
+    /// Retransmit the segment at snd_una now (bypassing the window).
+    RetransmitOldest,
+}
+
+/// Read-only view of the sender for CC decisions.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderView<'a> {
+    pub now: Nanos,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub snd_wnd: u32,
+    pub mss: u32,
+    /// Current duplicate-ACK count.
+    pub dupacks: u32,
+    /// Fine-grained smoothed RTT kept from the send log regardless of the timer model.
+    pub fine_srtt: Option<Nanos>,
+    pub in_recovery: bool,
+    pub send_log: &'a SendLog,
+}
+
+/// The congestion-control trait. All methods default to no-ops except `ssthresh`, which defaults
+/// to 4.4BSD's halving.
+pub trait CongestionControl: std::fmt::Debug + Send {
+    fn name(&self) -> &'static str;
+
+    /// A cumulative ACK advanced snd_una and recovery allows growth. Adjust `w.cwnd`.
+    fn on_ack(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>, _cam: Option<&mut CamTrace>) {}
+
+    /// The new ssthresh after a loss event (returned, not set).
+    /// Default: 4.4BSD `win = min(snd_wnd, cwnd) / 2 / mss; if win < 2 { win = 2 }; win * mss`.
+    fn ssthresh(&mut self, w: &CcWindow, _flight: u32, snd_wnd: u32, _ev: LossEvent) -> u32 {
+        bsd_halve(w.cwnd.min(snd_wnd), w.mss)
+    }
+
+    /// A duplicate ACK arrived (before recovery sees it).
+    fn on_dupack(&mut self, _w: &mut CcWindow, _view: &SenderView<'_>) -> CcVerdict {
+        CcVerdict::Continue
+    }
+
+    /// A non-duplicate ACK arrived (before the window grows); Vegas checks here whether the
+    /// segment after a retransmission needs retransmitting too.
+    fn on_ack_check(&mut self, _w: &mut CcWindow, _view: &SenderView<'_>) -> CcVerdict {
+        CcVerdict::Continue
+    }
+
+    /// A segment left: `seq`/`len` relative, `retransmit` if it had been sent before.
+    fn on_send(&mut self, _now: Nanos, _seq: u64, _len: u32, _retransmit: bool) {}
+
+    /// The retransmission timer expired (after the endpoint set cwnd = 1 MSS and ssthresh).
+    fn on_timeout(&mut self, _w: &mut CcWindow) {}
+
+    /// Loss recovery entered / exited (informational).
+    fn on_recovery(&mut self, _w: &mut CcWindow, _entered: bool) {}
+}
+
+/// 4.4BSD's ssthresh computation on loss: half the window in whole segments, at least two.
+#[inline]
+pub fn bsd_halve(window: u32, mss: u32) -> u32 {
+    let mss = mss.max(1);
+    let win = (window / 2 / mss).max(2);
+    win * mss
+}
+
+/// Build the CC named by a config.
+pub fn build(kind: crate::config::CcKind) -> Box<dyn CongestionControl> {
+    match kind {
+        crate::config::CcKind::Reno { extra_eighth, halve_flight } => {
+            Box::new(RenoCc { extra_eighth, halve_flight })
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Endpoint configuration and the variant registry.
+//!
+//! A *variant* is a named composition of the four seams — congestion control ([`CcKind`]), loss
+//! recovery ([`RecoveryKind`]), retransmission timer ([`TimerModel`]) and receiver ACK policy
+//! ([`AckPolicy`]) — with documented parameters. [`EndpointConfig::for_variant`] is the registry.
+//!
+//! Defaults common to `tahoe`, `reno`, `newreno` (sources in brackets):
+//! * initial window 1 segment [4.4BSD `tcp_newtcpcb`: snd_cwnd = 1 segment after SYN];
+//! * initial ssthresh 65535 bytes [4.4BSD: TCP_MAXWIN; seeds: "64 KB"];
+//! * duplicate-ACK threshold 3 [4.4BSD `tcprexmtthresh`];
+//! * linear increase MSS·MSS/cwnd per ACK, *without* 4.4BSD's extra MSS/8 term
+//!   [seed 001 footnote 7: "our version of Reno doesn't have the 1/8th increase"];
+//! * send buffer 50 KB, receive buffer 50 KB [seed 000 §6.1.1 uses a 50 KB send buffer];
+//! * MSS 1460 payload bytes (the host/scenario overrides it, e.g. 1.4 KB packets in seed 000);
+//! * timestamps and window scaling off (the x-kernel Reno of the seeds has neither);
+//! * receiver ACK policy: ACK every segment [seed 001 §4: the x-kernel Reno does not delay ACKs];
+//! * TIME_WAIT 1 s (short, seed 000 §2.2.2: a simulator need not hold 2·MSL; long TIME_WAIT
+//!   only costs memory);
+//! * Nagle's algorithm on [4.4BSD default].
+//!
+//! Per variant:
+//! * `tahoe`   — RenoCc, TahoeRecovery (fast retransmit then slow start), `bsd` timers;
+//! * `reno`    — RenoCc, RenoRecovery (4.3BSD-Reno fast recovery), `bsd` timers;
+//! * `newreno` — RenoCc with ssthresh = max(FlightSize/2, 2·MSS) (RFC 5681 eq. 4),
+//!   NewRenoRecovery (RFC 6582), `fine` timers: 1 ms granularity, min RTO 200 ms
+//!   (Linux's TCP_RTO_MIN; RFC 6298 allows a lower bound below 1 s), initial RTO 1 s (RFC 6298).
+
+use crate::{Nanos, MS, SEC};
+
+/// Retransmission-timer model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerModel {
+    /// 4.4BSD: a 500 ms slow tick and a 200 ms fast tick driven by the host
+    /// ([`crate::Endpoint::on_slow_tick`], [`crate::Endpoint::on_fast_tick`]); RTT measured in
+    /// slow ticks; Jacobson's scaled-integer estimator (seed 001 §3.2).
+    Bsd,
+    /// RFC 6298 with clock granularity G, a lower bound on the RTO and an initial RTO; the
+    /// delayed-ACK timer is a per-connection deadline of `delack_timeout`.
+    Fine { granularity: Nanos, min_rto: Nanos, initial_rto: Nanos },
+}
+
+/// Receiver acknowledgement policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// ACK every segment at once (x-kernel Reno of the seeds, seed 001 §4).
+    EveryPacket,
+    /// 4.4BSD delayed ACK: ACK when two full segments are unacknowledged, else at the 200 ms fast
+    /// tick; immediate (duplicate) ACK on out-of-order data; immediate ACK when a hole fills.
+    BsdDelayed,
+    /// Tahoe receiver (seed 002 §1.2): like `BsdDelayed` for in-order data, but out-of-order
+    /// segments are *not* acknowledged immediately — at most one ACK per 200 ms fast tick while a
+    /// hole exists.
+    TahoeReceiver,
+    /// Jacobson's LBL receiver (seed 002 footnote 4): ACK every packet until two receive windows
+    /// of data have arrived, then `BsdDelayed`; back to immediate after the sender has been idle
+    /// for more than an RTT.
+    Lbl,
+}
+
+impl AckPolicy {
+    pub fn parse(s: &str) -> Result<AckPolicy, String> {
+        match s {
+            "every" | "every_packet" | "every-packet" => Ok(AckPolicy::EveryPacket),
+            "bsd" | "bsd_delayed" | "bsd-delayed" | "delayed" => Ok(AckPolicy::BsdDelayed),
+            "tahoe" | "tahoe_receiver" | "tahoe-receiver" => Ok(AckPolicy::TahoeReceiver),
+            "lbl" => Ok(AckPolicy::Lbl),
+            _ => Err(format!(
+                "unknown ack policy {s:?}; known: every_packet, bsd_delayed, tahoe_receiver, lbl"
+            )),
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            AckPolicy::EveryPacket => "every_packet",
+            AckPolicy::BsdDelayed => "bsd_delayed",
+            AckPolicy::TahoeReceiver => "tahoe_receiver",
+            AckPolicy::Lbl => "lbl",
+        }
+    }
+}
+
+/// Congestion-control algorithm (the cwnd/ssthresh policy seam).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// Slow start + linear increase; ssthresh halving on loss.
+    Reno {
+        /// 4.4BSD-Lite's extra MSS/8 per ACK in congestion avoidance (seed 001 §3.5). Off for the
+        /// seeds' Reno (seed 001 footnote 7).
+        extra_eighth: bool,
+        /// Compute ssthresh from FlightSize (RFC 5681) instead of min(cwnd, snd_wnd) (4.4BSD).
+        halve_flight: bool,
+    },
+}
+
+/// Loss-recovery algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryKind {
+    /// Fast retransmit then slow start (go-back-N from snd_una with cwnd = 1 MSS).
+    Tahoe,
+    /// 4.3BSD-Reno fast retransmit + fast recovery with window inflation/deflation.
+    Reno,
+    /// RFC 6582 NewReno (partial ACKs, `recover`).
+    NewReno,
+}
+
+/// The named composition chosen per flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantConfig {
+    pub name: String,
+    pub cc: CcKind,
+    pub recovery: RecoveryKind,
+}
+
+/// Everything an endpoint needs to know. Build with [`EndpointConfig::for_variant`] and adjust.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointConfig {
+    pub variant: VariantConfig,
+    /// Payload bytes per segment without options (the MSS option we advertise). When timestamps
+    /// are negotiated the payload shrinks by 12 bytes, as 4.4BSD's `tcp_mss` does.
+    pub mss: u32,
+    /// Send socket buffer: bounds unacknowledged + unsent bytes.
+    pub send_buffer: u32,
+    /// Receive socket buffer: the advertised window is its free space.
+    pub recv_buffer: u32,
+    /// RFC 1323 timestamps (both sides must offer them).
+    pub timestamps: bool,
+    /// RFC 1323 window scaling (both sides must offer it).
+    pub window_scaling: bool,
+    /// Length of TIME_WAIT (seed 000 §2.2.2: short in simulation).
+    pub time_wait: Nanos,
+    pub ack_policy: AckPolicy,
+    pub timer_model: TimerModel,
+    /// Initial congestion window in segments.
+    pub initial_window_segments: u32,
+    /// Initial slow-start threshold in bytes (65535 as 4.4BSD).
+    pub initial_ssthresh: u32,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Delayed-ACK timeout in the `Fine` timer model (the BSD model uses the 200 ms fast tick).
+    pub delack_timeout: Nanos,
+    /// For `BsdDelayed`/`TahoeReceiver`/`Lbl`: ACK once this many bytes are unacknowledged.
+    /// `None` = 2 × the effective MSS (4.4BSD tcp_output: `adv >= 2 * t_maxseg`). A Lite variant
+    /// reproducing "ACK frequency shifted by options" sets it explicitly.
+    pub delack_bytes: Option<u32>,
+    /// Nagle's algorithm (4.4BSD default on): a sub-MSS segment waits until nothing is in flight.
+    pub nagle: bool,
+    /// Close our side automatically once the peer's FIN has been read (a bulk sink).
+    pub close_on_peer_fin: bool,
+    /// Record the columnar trace.
+    pub trace: bool,
+}
+
+/// Names accepted by [`EndpointConfig::for_variant`].
+pub const KNOWN_VARIANTS: &[&str] = &["tahoe", "reno", "newreno"];
+
+impl EndpointConfig {
+    /// The variant registry. See the module documentation for the defaults.
+    pub fn for_variant(name: &str) -> Result<EndpointConfig, String> {
+        let bsd_cc = CcKind::Reno { extra_eighth: false, halve_flight: false };
+        let (cc, recovery, timer_model) = match name {
+            "tahoe" => (bsd_cc, RecoveryKind::Tahoe, TimerModel::Bsd),
+            "reno" => (bsd_cc, RecoveryKind::Reno, TimerModel::Bsd),
+            "newreno" => (
+                CcKind::Reno { extra_eighth: false, halve_flight: true },
+                RecoveryKind::NewReno,
+                TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC },
+            ),
+            _ => {
+                return Err(format!(
+                    "unknown TCP variant {name:?}; known variants: {}",
+                    KNOWN_VARIANTS.join(", ")
+                ))
+            }
+        };
+        Ok(EndpointConfig {
+            variant: VariantConfig { name: name.to_string(), cc, recovery },
+            mss: 1460,
+            send_buffer: 50 * 1024,
+            recv_buffer: 50 * 1024,
+            timestamps: false,
+            window_scaling: false,
+            time_wait: SEC,
+            ack_policy: AckPolicy::EveryPacket,
+            timer_model,
+            initial_window_segments: 1,
+            initial_ssthresh: 65535,
+            dupack_threshold: 3,
+            delack_timeout: 200 * MS,
+            delack_bytes: None,
+            nagle: true,
+            close_on_peer_fin: true,
+            trace: false,
+        })
+    }
+}

@@ -1,0 +1,52 @@
+//! # tcplab-tcp — a sans-IO TCP endpoint
+//!
+//! The endpoint never reads a clock: every input carries `now` (nanoseconds, [`Nanos`]), and the
+//! host asks it for segments ([`Endpoint::poll_transmit`]) and for its next wake-up
+//! ([`Endpoint::next_timer`]). The same code therefore runs inside the tcplab simulator, inside
+//! the scripted unit tests of this crate (smoltcp style) and, later, in emulation.
+//!
+//! ## Seams (see `/work/shared/DESIGN.md`)
+//!
+//! * [`cc`] — congestion control: the [`cc::CongestionControl`] trait (cwnd growth per ACK,
+//!   ssthresh *returned*, hooks for Vegas-style retransmit decisions); [`cc::RenoCc`] is the
+//!   AIMD used by Tahoe, Reno and NewReno.
+//! * [`recovery`] — loss recovery on duplicate / partial ACKs: [`recovery::TahoeRecovery`],
+//!   [`recovery::RenoRecovery`] (4.3BSD-Reno), [`recovery::NewRenoRecovery`] (RFC 6582).
+//! * [`rto`] — retransmission timer: [`rto::BsdRto`] (500 ms ticks, Jacobson's scaled-integer
+//!   estimator exactly as seed 001 §3.2 and 4.4BSD `tcp_xmit_timer`) and [`rto::FineRto`]
+//!   (RFC 6298).
+//! * [`ack_policy`] — receiver ACK policies ([`AckPolicy`]).
+//! * [`config`] — variants: named compositions of the above ([`EndpointConfig::for_variant`]).
+//!
+//! Sequence numbers are 32-bit on the wire and compared modulo 2³² ([`seq`]); internally the
+//! endpoint unwraps them into 64-bit offsets of the connection's sequence space (0 = SYN,
+//! 1 = first data byte), so traces grow monotonically past 2³².
+
+pub mod ack_policy;
+pub mod cc;
+pub mod config;
+mod endpoint;
+pub mod recovery;
+pub mod rto;
+pub mod sendlog;
+mod segment;
+pub mod seq;
+mod stats;
+mod trace;
+
+pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig};
+pub use endpoint::{Endpoint, TcpState};
+pub use segment::{Flags, Segment};
+pub use stats::ConnStats;
+pub use trace::{CamTrace, Trace, TraceKind};
+
+/// Time in nanoseconds since an arbitrary origin chosen by the host.
+pub type Nanos = u64;
+
+/// One millisecond in [`Nanos`].
+pub const MS: Nanos = 1_000_000;
+/// One second in [`Nanos`].
+pub const SEC: Nanos = 1_000_000_000;
+
+#[cfg(test)]
+mod tests;

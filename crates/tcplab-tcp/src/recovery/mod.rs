@@ -1,0 +1,86 @@
+//! Loss-recovery seam: what the sender does on duplicate ACKs and on the ACKs that end (or
+//! partially end) a recovery episode.
+//!
+//! The endpoint counts duplicate ACKs with 4.4BSD's definition (tcp_input.c: no data, window
+//! unchanged, ack == snd_una, retransmit timer running) and hands each one to
+//! [`LossRecovery::on_dupack`]; every ACK that advances snd_una goes to [`LossRecovery::on_ack`]
+//! *before* snd_una moves and before congestion control grows the window. Recovery algorithms
+//! change cwnd/ssthresh (ssthresh obtained from [`CongestionControl::ssthresh`]) and return a
+//! [`RecoveryOutcome`] telling the endpoint what to (re)send.
+//!
+//! Designed so SACK (Fall & Floyd's pipe/scoreboard) fits: the outcome can name an arbitrary
+//! sequence to retransmit, and a future `SackRecovery` can keep its own scoreboard fed from a
+//! `sack` field added to [`RecoveryCtx`].
+
+mod newreno;
+mod reno;
+mod tahoe;
+pub use newreno::NewRenoRecovery;
+pub use reno::RenoRecovery;
+pub use tahoe::TahoeRecovery;
+
+use crate::cc::{CcWindow, CongestionControl, LossEvent};
+use crate::Nanos;
+
+/// What recovery sees (and may change) when an ACK is processed.
+pub struct RecoveryCtx<'a> {
+    pub now: Nanos,
+    pub w: &'a mut CcWindow,
+    pub cc: &'a mut dyn CongestionControl,
+    /// snd_una *before* this ACK is applied.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub snd_wnd: u32,
+    /// Duplicate ACKs counted so far (including this one, for `on_dupack`).
+    pub dupacks: u32,
+    pub dupack_threshold: u32,
+}
+
+impl RecoveryCtx<'_> {
+    pub fn flight(&self) -> u32 {
+        (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32
+    }
+    /// Ask the CC for the new ssthresh.
+    pub fn new_ssthresh(&mut self, ev: LossEvent) -> u32 {
+        let f = self.flight();
+        self.cc.ssthresh(self.w, f, self.snd_wnd, ev)
+    }
+}
+
+/// Instructions back to the endpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecoveryOutcome {
+    /// Send one segment starting at this sequence offset now, regardless of the window.
+    pub retransmit: Option<u64>,
+    /// Move snd_nxt here (go-back-N).
+    pub set_snd_nxt: Option<u64>,
+    /// Stop the retransmit timer and cancel RTT timing (BSD fast retransmit: `t_timer[REXMT] = 0;
+    /// t_rtt = 0`); the timer re-arms when the retransmission leaves.
+    pub restart_timer: bool,
+    /// This was a fast retransmit (stats, trace).
+    pub fast_retransmit: bool,
+    pub entered: bool,
+    pub exited: bool,
+    /// For `on_ack`: let congestion control grow the window on this ACK.
+    pub allow_growth: bool,
+}
+
+pub trait LossRecovery: std::fmt::Debug + Send {
+    fn name(&self) -> &'static str;
+    /// A duplicate ACK (ctx.dupacks already incremented).
+    fn on_dupack(&mut self, ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome;
+    /// An ACK advancing snd_una to `ack`.
+    fn on_ack(&mut self, ctx: &mut RecoveryCtx<'_>, ack: u64) -> RecoveryOutcome;
+    /// The retransmission timer expired (cwnd/ssthresh already reset by the endpoint).
+    fn on_timeout(&mut self, ctx: &mut RecoveryCtx<'_>);
+    fn in_recovery(&self) -> bool;
+}
+
+pub fn build(kind: crate::config::RecoveryKind) -> Box<dyn LossRecovery> {
+    match kind {
+        crate::config::RecoveryKind::Tahoe => Box::new(TahoeRecovery::default()),
+        crate::config::RecoveryKind::Reno => Box::new(RenoRecovery::default()),
+        crate::config::RecoveryKind::NewReno => Box::new(NewRenoRecovery::default()),
+    }
+}

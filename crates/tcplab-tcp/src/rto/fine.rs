@@ -1,0 +1,87 @@
+//! RFC 6298 retransmission timer with clock granularity G.
+//!
+//! * first sample R: SRTT = R, RTTVAR = R/2; later: RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R|,
+//!   SRTT = 7/8·SRTT + 1/8·R (in that order, §2.3);
+//! * RTO = SRTT + max(G, 4·RTTVAR), clamped to [min_rto, 60 s] (§2.4, §2.5 allows the bound);
+//! * initial RTO `initial_rto` (RFC: 1 s) (§2.1);
+//! * backoff doubles the RTO (§5.5) up to 60 s; a new sample clears it (Karn, §3 / §5.7);
+//! * deviation: the connection is dropped after 12 consecutive backoffs, as BSD does.
+//!
+//! Values are kept in integer nanoseconds (the 1/8 and 1/4 gains are exact in integer
+//! arithmetic to within a nanosecond).
+
+use crate::{Nanos, SEC};
+
+pub const MAX_RTO: Nanos = 60 * SEC;
+pub const MAX_BACKOFFS: u32 = 12;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FineRto {
+    pub srtt: Option<Nanos>,
+    pub rttvar: Nanos,
+    pub granularity: Nanos,
+    pub min_rto: Nanos,
+    pub initial_rto: Nanos,
+    pub backoffs: u32,
+    base: Nanos,
+}
+
+impl FineRto {
+    pub fn new(granularity: Nanos, min_rto: Nanos, initial_rto: Nanos) -> FineRto {
+        FineRto { srtt: None, rttvar: 0, granularity, min_rto, initial_rto, backoffs: 0, base: initial_rto }
+    }
+
+    pub fn sample(&mut self, r: Nanos) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(s) => {
+                let err = s.abs_diff(r);
+                self.rttvar = self.rttvar - self.rttvar / 4 + err / 4;
+                self.srtt = Some(s - s / 8 + r / 8);
+            }
+        }
+        let s = self.srtt.unwrap();
+        self.base = (s + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, MAX_RTO);
+        self.backoffs = 0;
+    }
+
+    /// Current RTO including backoff.
+    pub fn rto(&self) -> Nanos {
+        (self.base << self.backoffs.min(20)).min(MAX_RTO)
+    }
+
+    /// Back off after an expiry. Returns false when the connection should be dropped.
+    pub fn backoff(&mut self) -> bool {
+        if self.backoffs >= MAX_BACKOFFS {
+            return false;
+        }
+        self.backoffs += 1;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MS;
+
+    #[test]
+    fn rfc6298_arithmetic() {
+        let mut f = FineRto::new(MS, 200 * MS, SEC);
+        assert_eq!(f.rto(), SEC);
+        f.sample(100 * MS);
+        // SRTT 100, RTTVAR 50 → 100 + 200 = 300 ms
+        assert_eq!(f.rto(), 300 * MS);
+        f.sample(100 * MS);
+        // RTTVAR = 37.5, SRTT 100 → 250 ms
+        assert_eq!(f.rto(), 250 * MS);
+        assert!(f.backoff());
+        assert_eq!(f.rto(), 500 * MS);
+        f.sample(10 * MS); // clears backoff; clamps to min_rto
+        assert!(f.rto() >= 200 * MS);
+        assert_eq!(f.backoffs, 0);
+    }
+}

@@ -1,0 +1,231 @@
+//! Retransmission-timer seam: the two models behind one enum the endpoint drives.
+//!
+//! * [`RetransmitTimer::Bsd`] — the RTO is a countdown of slow ticks (BSD `t_timer[TCPT_REXMT]`),
+//!   decremented by [`RetransmitTimer::on_slow_tick`]; RTT is measured by counting slow ticks
+//!   (`t_rtt`) for one timed segment at a time.
+//! * [`RetransmitTimer::Fine`] — an absolute deadline in ns; RTT of one timed segment at a time
+//!   measured in ns (RFC 6298 permits timing one segment per RTT).
+//!
+//! Both apply Karn's rule: timing is cancelled when a retransmission happens, and the backed-off
+//! RTO persists until a new sample arrives.
+
+mod bsd;
+mod fine;
+pub use bsd::BsdRto;
+pub use fine::FineRto;
+
+use crate::config::TimerModel;
+use crate::Nanos;
+
+/// Length of the BSD slow tick.
+pub const SLOW_TICK: Nanos = 500 * crate::MS;
+/// Length of the BSD fast tick.
+pub const FAST_TICK: Nanos = 200 * crate::MS;
+
+#[derive(Clone, Debug)]
+pub enum RetransmitTimer {
+    Bsd {
+        est: BsdRto,
+        /// t_timer[TCPT_REXMT]: ticks left, 0 = off.
+        rexmt: i32,
+        /// t_rtt: 0 = not timing, else ticks since the timed segment was sent, plus one.
+        t_rtt: i32,
+        /// t_rtseq (64-bit relative).
+        rtseq: u64,
+    },
+    Fine {
+        est: FineRto,
+        deadline: Option<Nanos>,
+        timing: Option<(u64, Nanos)>,
+    },
+}
+
+impl RetransmitTimer {
+    pub fn new(model: TimerModel) -> RetransmitTimer {
+        match model {
+            TimerModel::Bsd => RetransmitTimer::Bsd { est: BsdRto::new(), rexmt: 0, t_rtt: 0, rtseq: 0 },
+            TimerModel::Fine { granularity, min_rto, initial_rto } => RetransmitTimer::Fine {
+                est: FineRto::new(granularity, min_rto, initial_rto),
+                deadline: None,
+                timing: None,
+            },
+        }
+    }
+
+    pub fn is_bsd(&self) -> bool {
+        matches!(self, RetransmitTimer::Bsd { .. })
+    }
+
+    pub fn running(&self) -> bool {
+        match self {
+            RetransmitTimer::Bsd { rexmt, .. } => *rexmt != 0,
+            RetransmitTimer::Fine { deadline, .. } => deadline.is_some(),
+        }
+    }
+
+    /// (Re)start the timer with the current RTO.
+    pub fn restart(&mut self, now: Nanos) {
+        match self {
+            RetransmitTimer::Bsd { est, rexmt, .. } => *rexmt = est.rxtcur,
+            RetransmitTimer::Fine { est, deadline, .. } => *deadline = Some(now + est.rto()),
+        }
+    }
+
+    /// Start the timer if it is not running.
+    pub fn arm(&mut self, now: Nanos) {
+        if !self.running() {
+            self.restart(now);
+        }
+    }
+
+    pub fn stop(&mut self) {
+        match self {
+            RetransmitTimer::Bsd { rexmt, .. } => *rexmt = 0,
+            RetransmitTimer::Fine { deadline, .. } => *deadline = None,
+        }
+    }
+
+    pub fn deadline(&self) -> Option<Nanos> {
+        match self {
+            RetransmitTimer::Bsd { .. } => None,
+            RetransmitTimer::Fine { deadline, .. } => *deadline,
+        }
+    }
+
+    /// Fine model: has the deadline passed?
+    pub fn expired(&self, now: Nanos) -> bool {
+        matches!(self, RetransmitTimer::Fine { deadline: Some(d), .. } if *d <= now)
+    }
+
+    /// BSD slow tick (tcp_slowtimo): decrement the REXMT countdown, then advance t_rtt.
+    /// Returns true if the timer expired on this tick. (In BSD the timer is processed first,
+    /// and t_rtt is incremented after — an expiry clears t_rtt, so it is not incremented.)
+    pub fn on_slow_tick(&mut self) -> bool {
+        match self {
+            RetransmitTimer::Bsd { rexmt, t_rtt, .. } => {
+                let mut fired = false;
+                if *rexmt != 0 {
+                    *rexmt -= 1;
+                    fired = *rexmt == 0;
+                }
+                if !fired && *t_rtt != 0 {
+                    *t_rtt += 1;
+                }
+                fired
+            }
+            RetransmitTimer::Fine { .. } => false,
+        }
+    }
+
+    pub fn timing(&self) -> bool {
+        match self {
+            RetransmitTimer::Bsd { t_rtt, .. } => *t_rtt != 0,
+            RetransmitTimer::Fine { timing, .. } => timing.is_some(),
+        }
+    }
+
+    /// Start timing the segment beginning at `seq` (if nothing is being timed).
+    pub fn start_timing(&mut self, now: Nanos, seq: u64) {
+        match self {
+            RetransmitTimer::Bsd { t_rtt, rtseq, .. } => {
+                if *t_rtt == 0 {
+                    *t_rtt = 1;
+                    *rtseq = seq;
+                }
+            }
+            RetransmitTimer::Fine { timing, .. } => {
+                if timing.is_none() {
+                    *timing = Some((seq, now));
+                }
+            }
+        }
+    }
+
+    /// Karn: forget the timed segment.
+    pub fn cancel_timing(&mut self) {
+        match self {
+            RetransmitTimer::Bsd { t_rtt, .. } => *t_rtt = 0,
+            RetransmitTimer::Fine { timing, .. } => *timing = None,
+        }
+    }
+
+    /// An ACK for `ack` arrived: if it covers the timed segment, feed the estimator. Returns the
+    /// sample in ns (ticks × 500 ms in the BSD model, origin 0).
+    pub fn on_ack(&mut self, now: Nanos, ack: u64) -> Option<Nanos> {
+        match self {
+            RetransmitTimer::Bsd { est, t_rtt, rtseq, .. } => {
+                // tcp_input: if (tp->t_rtt && SEQ_GT(ti->ti_ack, tp->t_rtseq)) tcp_xmit_timer(...)
+                if *t_rtt != 0 && ack > *rtseq {
+                    let r = *t_rtt;
+                    est.sample(r);
+                    *t_rtt = 0;
+                    Some((r as u64 - 1) * SLOW_TICK)
+                } else {
+                    None
+                }
+            }
+            RetransmitTimer::Fine { est, timing, .. } => match *timing {
+                Some((seq, t0)) if ack > seq => {
+                    let r = now.saturating_sub(t0);
+                    est.sample(r);
+                    *timing = None;
+                    Some(r)
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// Feed an RTT measured another way (RFC 1323 timestamps). `bsd_ticks` is BSD's
+    /// `tcp_now - ts_ecr + 1` for the BSD model.
+    pub fn sample_external(&mut self, rtt: Nanos, bsd_ticks: i32) {
+        match self {
+            RetransmitTimer::Bsd { est, t_rtt, .. } => {
+                est.sample(bsd_ticks.max(1));
+                *t_rtt = 0;
+            }
+            RetransmitTimer::Fine { est, timing, .. } => {
+                est.sample(rtt);
+                *timing = None;
+            }
+        }
+    }
+
+    /// Back off after an expiry; false = give up.
+    pub fn backoff(&mut self) -> bool {
+        match self {
+            RetransmitTimer::Bsd { est, t_rtt, .. } => {
+                *t_rtt = 0;
+                est.backoff()
+            }
+            RetransmitTimer::Fine { est, timing, .. } => {
+                *timing = None;
+                est.backoff()
+            }
+        }
+    }
+
+    /// Smoothed RTT in ns (0 if none).
+    pub fn srtt_ns(&self) -> Nanos {
+        match self {
+            RetransmitTimer::Bsd { est, .. } => (est.srtt.max(0) as u64) * SLOW_TICK / 8,
+            RetransmitTimer::Fine { est, .. } => est.srtt.unwrap_or(0),
+        }
+    }
+
+    /// Current RTO in ns.
+    pub fn rto_ns(&self) -> Nanos {
+        match self {
+            RetransmitTimer::Bsd { est, .. } => est.rxtcur.max(0) as u64 * SLOW_TICK,
+            RetransmitTimer::Fine { est, .. } => est.rto(),
+        }
+    }
+
+    /// Backoff count.
+    pub fn backoffs(&self) -> u32 {
+        match self {
+            RetransmitTimer::Bsd { est, .. } => est.rxtshift,
+            RetransmitTimer::Fine { est, .. } => est.backoffs,
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Sequence-number arithmetic modulo 2³² (RFC 793 §3.3, BSD `SEQ_LT`/`SEQ_GT` in tcp_seq.h).
+//!
+//! The wire carries 32-bit sequence numbers; comparisons are done on the signed 32-bit difference,
+//! valid while the two numbers are less than 2³¹ apart. The endpoint converts wire numbers to
+//! 64-bit offsets with [`unwrap`] relative to a reference it already knows (snd_una, rcv_nxt).
+
+#[inline]
+pub fn seq_lt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+#[inline]
+pub fn seq_leq(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) <= 0
+}
+#[inline]
+pub fn seq_gt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+#[inline]
+pub fn seq_geq(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) >= 0
+}
+
+/// Unwrap a wire sequence number `wire` into the 64-bit space, given a reference point whose
+/// 64-bit value is `ref64` and whose wire value is `ref_wire`. Returns `None` if the result would
+/// be negative (a number from before the start of the connection).
+#[inline]
+pub fn unwrap(wire: u32, ref_wire: u32, ref64: u64) -> Option<u64> {
+    let d = wire.wrapping_sub(ref_wire) as i32 as i64;
+    let v = ref64 as i64 + d;
+    if v < 0 {
+        None
+    } else {
+        Some(v as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn wrapping_compare() {
+        assert!(seq_lt(u32::MAX - 5, 3));
+        assert!(seq_gt(3, u32::MAX - 5));
+        assert!(seq_leq(7, 7) && seq_geq(7, 7));
+        assert_eq!(unwrap(3, u32::MAX - 5, 100), Some(109));
+        assert_eq!(unwrap(u32::MAX - 5, 3, 109), Some(100));
+        assert_eq!(unwrap(0, 10, 5), None);
+    }
+}

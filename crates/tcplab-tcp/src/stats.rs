@@ -1,0 +1,40 @@
+//! Per-connection counters (the `flows` entries of summary.json are derived from these).
+
+use crate::Nanos;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConnStats {
+    /// Data bytes cumulatively acknowledged by the peer (excludes SYN/FIN).
+    pub bytes_acked: u64,
+    /// All segments emitted (data, control, pure ACKs).
+    pub segments_sent: u64,
+    /// Segments carrying data (first transmissions and retransmissions).
+    pub data_segments_sent: u64,
+    /// Data bytes sent for the first time.
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    /// Retransmission-timer expiries with data outstanding (not persist probes).
+    pub coarse_timeouts: u64,
+    /// Largest gap between a timeout and the previous segment sent (seed 001 §3.2: "a delay of
+    /// 1.7 seconds between the timeout and the previous packet sent").
+    pub largest_timeout_gap: Nanos,
+    pub fast_retransmits: u64,
+    pub max_cwnd_bytes: u32,
+    pub dupacks_received: u64,
+    pub acks_sent: u64,
+    pub segments_received: u64,
+    pub out_of_order_segments: u64,
+    /// Data bytes read by the receiving application.
+    pub bytes_delivered_to_app: u64,
+    /// Time of the first data segment sent.
+    pub first_send: Option<Nanos>,
+    /// Time the last byte of a finite transfer was acknowledged.
+    pub completion_time: Option<Nanos>,
+    /// Time the connection reached ESTABLISHED.
+    pub established_at: Option<Nanos>,
+    /// Time the connection became CLOSED.
+    pub closed_at: Option<Nanos>,
+    /// Connection aborted (too many retransmissions, or RST).
+    pub aborted: bool,
+}

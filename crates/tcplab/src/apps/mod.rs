@@ -1,0 +1,3 @@
+//! Applications: UDP-like sources (CBR, Poisson, exponential bursts) and TCP bulk transfers.
+
+pub mod udp;

@@ -1,0 +1,89 @@
+//! UDP-like traffic sources. Each source draws from its own RNG stream ("traffic", index), so
+//! its pattern is the same whatever else changes in the scenario (seed 000 §6.2.3).
+//!
+//! * CBR: packets of `packet_size` every size·8/rate.
+//! * Poisson: exponential interarrivals (mean `interval`, or size·8/rate); sizes fixed or
+//!   exponential with mean `packet_size` (at least 1 byte, rounded to whole bytes).
+//! * Bursts (Ahn et al., seed 002 §5, "8 KB bursts of UDP"): burst sizes exponential with mean
+//!   `burst_size`, sent back to back as packets of at most `packet_size`; bursts start at
+//!   exponential intervals with mean `burst_interval`.
+
+use rand::Rng;
+use rand_distr::{Distribution, Exp1};
+
+use crate::engine::{SimTime, StreamRng};
+use crate::net::NodeId;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pattern {
+    Cbr { interval: SimTime },
+    Poisson { mean_interval_ns: f64, exp_sizes: bool },
+    Bursts { mean_burst_bytes: f64, mean_interval_ns: f64 },
+}
+
+pub struct UdpSource {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub pattern: Pattern,
+    pub packet_size: u32,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub rng: StreamRng,
+    pub seq: u64,
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub rcvd_pkts: u64,
+    pub rcvd_bytes: u64,
+    pub delay_sum_ns: u128,
+}
+
+fn exp(rng: &mut StreamRng, mean: f64) -> f64 {
+    let e: f64 = Exp1.sample(rng);
+    e * mean
+}
+
+impl UdpSource {
+    /// Time of the first emission.
+    pub fn first_fire(&mut self) -> SimTime {
+        match self.pattern {
+            Pattern::Cbr { .. } => self.start,
+            Pattern::Poisson { mean_interval_ns, .. } => self.start + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64),
+            Pattern::Bursts { mean_interval_ns, .. } => self.start + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64),
+        }
+    }
+
+    /// Emit the packets due at `now` into `out` (sizes in bytes) and return the next fire time.
+    pub fn fire(&mut self, now: SimTime, out: &mut Vec<u32>) -> Option<SimTime> {
+        out.clear();
+        match self.pattern {
+            Pattern::Cbr { interval } => {
+                out.push(self.packet_size);
+                Some(now + interval)
+            }
+            Pattern::Poisson { mean_interval_ns, exp_sizes } => {
+                let size = if exp_sizes {
+                    (exp(&mut self.rng, self.packet_size as f64).round() as u32).max(1)
+                } else {
+                    self.packet_size
+                };
+                out.push(size);
+                Some(now + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64))
+            }
+            Pattern::Bursts { mean_burst_bytes, mean_interval_ns } => {
+                let mut burst = (exp(&mut self.rng, mean_burst_bytes).round() as u64).max(1);
+                while burst > 0 {
+                    let s = burst.min(self.packet_size as u64) as u32;
+                    out.push(s);
+                    burst -= s as u64;
+                }
+                Some(now + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64))
+            }
+        }
+        .filter(|&t| t < self.stop)
+    }
+
+    pub fn uniform(&mut self) -> f64 {
+        self.rng.gen()
+    }
+}

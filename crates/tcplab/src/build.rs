@@ -1,0 +1,376 @@
+//! Build a `Simulation` from a parsed scenario, validating every reference against the topology.
+//! Errors name the file, line and field.
+
+use std::collections::HashMap;
+
+use tcplab_tcp::{AckPolicy, EndpointConfig, TimerModel};
+
+use crate::apps::udp::{Pattern, UdpSource};
+use crate::engine::{RngStreams, SimTime, Timer};
+use crate::net::link::{Link, LinkParams};
+use crate::net::monitor::LinkMonitor;
+use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
+use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
+use crate::net::routing::next_hops;
+use crate::scenario::units::QueueSize;
+use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, UdpPattern};
+use crate::sim::Simulation;
+use crate::tcpglue::{self, TcpConn};
+
+/// Defaults written in the README and the schema.
+pub const DEFAULT_QUEUE_PKTS: u32 = 50;
+pub const DEFAULT_MTU: u32 = 65536;
+pub const DEFAULT_MONITOR_INTERVAL: SimTime = SimTime::from_millis(100);
+
+struct Ctx<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, field: String, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { file: self.file.to_string(), line: scenario::locate(self.text, &field), field, message: message.into() }
+    }
+}
+
+fn prob(ctx: &Ctx, field: String, p: Option<f64>) -> Result<f64, ScenarioError> {
+    let p = p.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&p) || p.is_nan() {
+        return Err(ctx.err(field, format!("expected a probability between 0 and 1, got {p}")));
+    }
+    Ok(p)
+}
+
+fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+    let Some(q) = q else { return Ok(Box::new(DropTail::new(QueueLimit::Packets(DEFAULT_QUEUE_PKTS), false))) };
+    match q.kind.as_str() {
+        "droptail" => {}
+        other => return Err(ctx.err(format!("{field}.kind"), format!("unknown queue discipline {other:?}; known: droptail"))),
+    }
+    let limit = match q.limit.0 {
+        QueueSize::Packets(n) => QueueLimit::Packets(n),
+        QueueSize::Bytes(b) => QueueLimit::Bytes(b),
+    };
+    Ok(Box::new(DropTail::new(limit, q.count_in_service)))
+}
+
+/// Validate and build. `text` is the (overridden) TOML text, used to find lines for errors.
+pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
+    let ctx = Ctx { text, file };
+    let seed = seed.unwrap_or(sc.run.seed);
+    let rngs = RngStreams::new(seed);
+    let end = sc.run.duration.0;
+    if end.0 == 0 {
+        return Err(ctx.err("run.duration".into(), "the run duration must be positive"));
+    }
+    let interval = sc.run.monitor_interval.map(|d| d.0).unwrap_or(DEFAULT_MONITOR_INTERVAL);
+    if interval.0 == 0 {
+        return Err(ctx.err("run.monitor_interval".into(), "must be positive"));
+    }
+
+    // Nodes
+    if sc.nodes.is_empty() {
+        return Err(ctx.err("nodes".into(), "at least one node is required"));
+    }
+    let mut node_ix: HashMap<&str, u32> = HashMap::new();
+    let mut nodes = Vec::new();
+    for (i, n) in sc.nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            return Err(ctx.err(format!("nodes[{i}].name"), "must not be empty"));
+        }
+        if node_ix.insert(n.name.as_str(), i as u32).is_some() {
+            return Err(ctx.err(format!("nodes[{i}].name"), format!("duplicate node name {:?}", n.name)));
+        }
+        let processing = match &n.processing_delay {
+            None => ProcessingDelay::None,
+            Some(DelayCfg::Fixed { value }) => ProcessingDelay::Fixed(value.0),
+            Some(DelayCfg::Uniform { min, max }) => {
+                if max.0 < min.0 {
+                    return Err(ctx.err(format!("nodes[{i}].processing_delay"), "max must not be below min"));
+                }
+                ProcessingDelay::Uniform(min.0, max.0)
+            }
+            Some(DelayCfg::Normal { mean, stddev }) => ProcessingDelay::Normal(mean.0 .0 as f64, stddev.0 .0 as f64),
+        };
+        nodes.push(Node {
+            name: n.name.clone(),
+            kind: match n.kind {
+                scenario::NodeKind::Host => NodeKind::Host,
+                scenario::NodeKind::Router => NodeKind::Router,
+            },
+            next_link: Vec::new(),
+            processing,
+            rng: rngs.stream("node-delay", i as u64),
+        });
+    }
+    let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
+        node_ix.get(name).copied().ok_or_else(|| {
+            let mut known: Vec<&str> = node_ix.keys().copied().collect();
+            known.sort();
+            ctx.err(field, format!("no node named {name:?} (nodes: {})", known.join(", ")))
+        })
+    };
+
+    // Links: two directions each.
+    let mut links: Vec<Link> = Vec::new();
+    let mut names = HashMap::new();
+    for (i, l) in sc.links.iter().enumerate() {
+        let a = node(format!("links[{i}].a"), &l.a)?;
+        let b = node(format!("links[{i}].b"), &l.b)?;
+        if a == b {
+            return Err(ctx.err(format!("links[{i}].b"), format!("a link must join two different nodes (both are {:?})", l.a)));
+        }
+        for (dir, (from, to), ov) in [("ab", (a, b), &l.ab), ("ba", (b, a), &l.ba)] {
+            let ov = ov.clone().unwrap_or_default();
+            let f = |k: &str| {
+                if (dir == "ab" && l.ab.is_some()) || (dir == "ba" && l.ba.is_some()) {
+                    format!("links[{i}].{dir}.{k}")
+                } else {
+                    format!("links[{i}].{k}")
+                }
+            };
+            let rate = ov.rate.unwrap_or(l.rate).0;
+            if rate < 1.0 {
+                return Err(ctx.err(f("rate"), format!("rate must be at least 1 bit/s, got {rate}")));
+            }
+            let params = LinkParams {
+                rate_bps: rate.round() as u64,
+                delay: ov.delay.unwrap_or(l.delay).0,
+                overhead_bytes: ov.overhead.or(l.overhead).map_or(0, |s| s.0) as u32,
+                mtu_bytes: ov.mtu.or(l.mtu).map_or(DEFAULT_MTU as u64, |s| s.0).min(u32::MAX as u64) as u32,
+                loss: prob(&ctx, f("loss"), ov.loss.or(l.loss))?,
+                corruption: prob(&ctx, f("corruption"), ov.corruption.or(l.corruption))?,
+            };
+            if params.mtu_bytes == 0 {
+                return Err(ctx.err(f("mtu"), "mtu must be positive"));
+            }
+            let queue = make_queue(&ctx, f("queue"), ov.queue.as_ref().or(l.queue.as_ref()))?;
+            let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
+            if names.insert(name.clone(), i).is_some() {
+                return Err(ctx.err(format!("links[{i}]"), format!("a second link joins {} and {}; parallel links are not supported", l.a, l.b)));
+            }
+            let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
+            let idx = links.len() as u64;
+            links.push(Link {
+                name,
+                from,
+                to,
+                params,
+                queue,
+                busy: None,
+                pipe: Default::default(),
+                monitor: LinkMonitor::new(interval, trace),
+                rng: rngs.stream("link-loss", idx),
+            });
+        }
+    }
+    for (i, t) in sc.run.trace.links.iter().enumerate() {
+        if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) {
+            return Err(ctx.err(format!("run.trace.links[{i}]"), format!("no link direction named {t:?} (write \"a->b\")")));
+        }
+    }
+
+    // Routing
+    let pairs: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
+    let forwards: Vec<bool> = nodes.iter().map(|n| n.kind == NodeKind::Router).collect();
+    let table = next_hops(nodes.len(), &pairs, &forwards);
+    for (n, row) in nodes.iter_mut().zip(table) {
+        n.next_link = row;
+    }
+    let route = |field: String, from: u32, to: u32| -> Result<(), ScenarioError> {
+        if nodes[from as usize].next_link[to as usize] == NO_ROUTE {
+            return Err(ctx.err(
+                field,
+                format!("no route from {:?} to {:?}: the destination is not connected", nodes[from as usize].name, nodes[to as usize].name),
+            ));
+        }
+        Ok(())
+    };
+
+    // UDP sources
+    let mut udp = Vec::new();
+    let mut flow_names: HashMap<&str, String> = HashMap::new();
+    for (i, u) in sc.udp.iter().enumerate() {
+        let from = node(format!("udp[{i}].from"), &u.from)?;
+        let to = node(format!("udp[{i}].to"), &u.to)?;
+        if from == to {
+            return Err(ctx.err(format!("udp[{i}].to"), "source and destination are the same node"));
+        }
+        route(format!("udp[{i}].to"), from, to)?;
+        if flow_names.insert(u.name.as_str(), format!("udp[{i}]")).is_some() {
+            return Err(ctx.err(format!("udp[{i}].name"), format!("duplicate flow name {:?}", u.name)));
+        }
+        let size = u.packet_size.0;
+        if size == 0 || size > u32::MAX as u64 {
+            return Err(ctx.err(format!("udp[{i}].packet_size"), "packet size must be positive"));
+        }
+        let size_bits = size as f64 * 8.0;
+        let pattern = match u.pattern {
+            UdpPattern::Cbr => {
+                let Some(rate) = u.rate else { return Err(ctx.err(format!("udp[{i}].rate"), "a cbr source needs `rate`")) };
+                Pattern::Cbr { interval: SimTime(((size_bits / rate.0) * 1e9).round().max(1.0) as u64) }
+            }
+            UdpPattern::Poisson => {
+                let mean = match (u.interval, u.rate) {
+                    (Some(iv), None) => iv.0 .0 as f64,
+                    (None, Some(r)) => size_bits / r.0 * 1e9,
+                    _ => return Err(ctx.err(format!("udp[{i}].interval"), "a poisson source needs exactly one of `interval` or `rate`")),
+                };
+                if mean <= 0.0 {
+                    return Err(ctx.err(format!("udp[{i}].interval"), "the mean interval must be positive"));
+                }
+                Pattern::Poisson { mean_interval_ns: mean, exp_sizes: u.size_dist == Some(SizeDist::Exponential) }
+            }
+            UdpPattern::Bursts => {
+                let Some(b) = u.burst_size else { return Err(ctx.err(format!("udp[{i}].burst_size"), "a bursts source needs `burst_size`")) };
+                let Some(iv) = u.burst_interval else { return Err(ctx.err(format!("udp[{i}].burst_interval"), "a bursts source needs `burst_interval`")) };
+                if iv.0 .0 == 0 || b.0 == 0 {
+                    return Err(ctx.err(format!("udp[{i}].burst_interval"), "burst size and interval must be positive"));
+                }
+                Pattern::Bursts { mean_burst_bytes: b.0 as f64, mean_interval_ns: iv.0 .0 as f64 }
+            }
+        };
+        let start = u.start.map_or(SimTime::ZERO, |d| d.0);
+        let stop = u.stop.map_or(SimTime::MAX, |d| d.0);
+        udp.push(UdpSource {
+            name: u.name.clone(),
+            from,
+            to,
+            pattern,
+            packet_size: size as u32,
+            start,
+            stop,
+            rng: rngs.stream("traffic", i as u64),
+            seq: 0,
+            sent_pkts: 0,
+            sent_bytes: 0,
+            rcvd_pkts: 0,
+            rcvd_bytes: 0,
+            delay_sum_ns: 0,
+        });
+    }
+
+    // TCP connections
+    let mut tcp = Vec::new();
+    for (i, t) in sc.tcp.iter().enumerate() {
+        let f = |k: &str| format!("tcp[{i}].{k}");
+        let from = node(f("from"), &t.from)?;
+        let to = node(f("to"), &t.to)?;
+        if from == to {
+            return Err(ctx.err(f("to"), "sender and receiver are the same node"));
+        }
+        route(f("to"), from, to)?;
+        route(f("from"), to, from)?;
+        if flow_names.insert(t.name.as_str(), f("name")).is_some() {
+            return Err(ctx.err(f("name"), format!("duplicate flow name {:?}", t.name)));
+        }
+        let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
+        apply_tcp_options(&ctx, i, t, &mut cfg)?;
+        cfg.trace = sc.run.trace.tcp;
+        let (bytes, duration) = match (t.bytes, t.duration) {
+            (Some(b), None) => {
+                if b.0 == 0 {
+                    return Err(ctx.err(f("bytes"), "the transfer size must be positive"));
+                }
+                (Some(b.0), None)
+            }
+            (None, Some(d)) => (None, Some(d.0)),
+            _ => return Err(ctx.err(f("bytes"), "give exactly one of `bytes` (e.g. \"1MB\") or `duration` (e.g. \"10s\")")),
+        };
+        let bsd = tcpglue::is_bsd(&cfg.timer_model);
+        let mut rcfg = cfg.clone();
+        rcfg.close_on_peer_fin = true;
+        let mut sender = tcplab_tcp::Endpoint::new(cfg, 0);
+        let receiver_iss = 0x8000_0000u32;
+        let mut receiver = tcplab_tcp::Endpoint::new(rcfg, receiver_iss);
+        if let Some(r) = t.read_rate {
+            receiver.set_read_rate(Some(r.0 / 8.0));
+        }
+        let _ = &mut sender;
+        tcp.push(TcpConn {
+            name: t.name.clone(),
+            variant: t.variant.clone(),
+            from,
+            to,
+            start: t.start.map_or(SimTime::ZERO, |d| d.0),
+            bytes,
+            duration,
+            ep: [sender, receiver],
+            timers: [Timer::default(), Timer::default()],
+            bsd_ticks: bsd,
+            done: false,
+            started_at: None,
+        });
+    }
+
+    let name = sc.name.clone().unwrap_or_else(|| {
+        std::path::Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
+    });
+    Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, end, sc.run.stop_when_done, sc.run.trace.tcp))
+}
+
+fn apply_tcp_options(ctx: &Ctx, i: usize, t: &scenario::TcpCfg, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
+    let f = |k: &str| format!("tcp[{i}].{k}");
+    let small = |k: &str, v: u64| -> Result<u32, ScenarioError> {
+        if v == 0 || v > (1 << 30) {
+            return Err(ctx.err(f(k), format!("must be between 1 byte and 1GB, got {v} bytes")));
+        }
+        Ok(v as u32)
+    };
+    if let Some(m) = t.mss {
+        cfg.mss = small("mss", m.0)?;
+    }
+    if let Some(b) = t.send_buffer {
+        cfg.send_buffer = small("send_buffer", b.0)?;
+    }
+    if let Some(b) = t.recv_buffer {
+        cfg.recv_buffer = small("recv_buffer", b.0)?;
+    }
+    if let Some(p) = &t.ack_policy {
+        cfg.ack_policy = AckPolicy::parse(p).map_err(|m| ctx.err(f("ack_policy"), m))?;
+    }
+    let gran = t.timer_granularity.map(|d| d.0 .0);
+    let min_rto = t.min_rto.map(|d| d.0 .0);
+    match t.timer.as_deref() {
+        None => {}
+        Some("bsd") => cfg.timer_model = TimerModel::Bsd,
+        Some("fine") => {
+            if !matches!(cfg.timer_model, TimerModel::Fine { .. }) {
+                cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
+            }
+        }
+        Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine"))),
+    }
+    if let TimerModel::Fine { granularity, min_rto: m, .. } = &mut cfg.timer_model {
+        if let Some(g) = gran {
+            *granularity = g.max(1);
+        }
+        if let Some(r) = min_rto {
+            *m = r;
+        }
+    } else if gran.is_some() || min_rto.is_some() {
+        return Err(ctx.err(f("timer_granularity"), "timer_granularity and min_rto apply to the fine timer model only"));
+    }
+    if let Some(v) = t.timestamps {
+        cfg.timestamps = v;
+    }
+    if let Some(v) = t.window_scaling {
+        cfg.window_scaling = v;
+    }
+    if let Some(s) = t.initial_ssthresh {
+        cfg.initial_ssthresh = small("initial_ssthresh", s.0)?;
+    }
+    if let Some(w) = t.initial_window {
+        if w == 0 {
+            return Err(ctx.err(f("initial_window"), "must be at least 1 segment"));
+        }
+        cfg.initial_window_segments = w;
+    }
+    if let Some(tw) = t.time_wait {
+        cfg.time_wait = tw.0 .0;
+    }
+    if let Some((k, _)) = t.params.iter().next() {
+        return Err(ctx.err(format!("tcp[{i}].params.{k}"), format!("variant {:?} takes no parameter {k:?}", t.variant)));
+    }
+    Ok(())
+}

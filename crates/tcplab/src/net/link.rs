@@ -1,0 +1,56 @@
+//! One direction of a point-to-point link: an output queue, a transmitter and a propagation
+//! pipe. Like htsim's queue/pipe pair, the link is its own event source with at most two pending
+//! events (transmission end, next arrival at the far end), however many packets it carries:
+//! packets on the wire wait in a FIFO of (arrival time, packet), which is exact because every
+//! packet on a link sees the same propagation delay.
+//!
+//! Timing: a packet of `size` bytes with `overhead` framing bytes occupies the transmitter for
+//! ceil((size + overhead) · 8 / rate) ns and arrives `delay` ns after its last bit left.
+//! Loss and corruption are decided when transmission ends: both consume the transmission time;
+//! a lost packet vanishes on the wire, a corrupted one is carried and discarded by the receiving
+//! node (hitbox does this, seed 002 §4.1).
+
+use std::collections::VecDeque;
+
+use super::monitor::LinkMonitor;
+use super::node::NodeId;
+use super::packet::PacketId;
+use super::queue::QueueDisc;
+use crate::engine::{SimTime, StreamRng};
+
+pub type LinkId = u32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkParams {
+    pub rate_bps: u64,
+    pub delay: SimTime,
+    pub overhead_bytes: u32,
+    pub mtu_bytes: u32,
+    pub loss: f64,
+    pub corruption: f64,
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub params: LinkParams,
+    pub queue: Box<dyn QueueDisc>,
+    /// Packet being serialized, with its wire size.
+    pub busy: Option<(PacketId, u32)>,
+    /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
+    pub pipe: VecDeque<(SimTime, PacketId)>,
+    pub monitor: LinkMonitor,
+    pub rng: StreamRng,
+}
+
+impl Link {
+    /// Transmission time of a packet of `bytes` on this link.
+    #[inline]
+    pub fn tx_time(&self, bytes: u32) -> SimTime {
+        crate::engine::time::transmission_time(
+            (bytes as u64 + self.params.overhead_bytes as u64) * 8,
+            self.params.rate_bps,
+        )
+    }
+}

@@ -1,0 +1,16 @@
+//! The network layer: header-only packets in a pool, point-to-point links with their own
+//! rate/delay/overhead/MTU/loss/corruption per direction, output queues behind a queue-discipline
+//! trait, nodes with processing delay, static shortest-path routing, and per-link monitors.
+
+pub mod link;
+pub mod monitor;
+pub mod node;
+pub mod packet;
+pub mod queue;
+pub mod routing;
+
+pub use link::{Link, LinkId, LinkParams};
+pub use monitor::{LinkMonitor, IntervalStats};
+pub use node::{Node, NodeId, NodeKind, ProcessingDelay};
+pub use packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
+pub use queue::{DropTail, QueueDisc, QueueLimit};

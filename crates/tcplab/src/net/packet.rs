@@ -1,0 +1,104 @@
+//! Packets are headers only — no payload bytes are ever stored (x-Sim carried ~200 bytes of
+//! header per packet; seed 000 §2.2). They live in a pool and are referred to by index, so
+//! moving a packet through queues and links copies a `u32`, and freed slots are reused.
+
+use tcplab_tcp::Segment;
+
+use super::node::NodeId;
+
+pub type PacketId = u32;
+
+#[derive(Clone, Copy, Debug)]
+pub enum PacketKind {
+    /// A UDP-like datagram of source `source`, sequence number `seq`.
+    Udp { source: u32, seq: u64 },
+    /// A TCP segment of connection `conn`; `to_receiver` tells which endpoint it is for.
+    Tcp { conn: u32, to_receiver: bool, seg: Segment },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Size on the wire in bytes (headers + payload), excluding per-link framing overhead.
+    pub size: u32,
+    pub ttl: u8,
+    /// Set by a link whose corruption process hit this packet; the receiving node discards it.
+    pub corrupted: bool,
+    pub created: u64,
+    pub kind: PacketKind,
+}
+
+/// Why a packet did not arrive. Every drop carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    QueueOverflow,
+    LinkLoss,
+    Corruption,
+    NoRoute,
+    Ttl,
+    /// Larger than the outgoing link's MTU (tcplab does not fragment).
+    Mtu,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 6] = [
+        DropReason::QueueOverflow,
+        DropReason::LinkLoss,
+        DropReason::Corruption,
+        DropReason::NoRoute,
+        DropReason::Ttl,
+        DropReason::Mtu,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::QueueOverflow => "queue_overflow",
+            DropReason::LinkLoss => "link_loss",
+            DropReason::Corruption => "corruption",
+            DropReason::NoRoute => "no_route",
+            DropReason::Ttl => "ttl",
+            DropReason::Mtu => "mtu",
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Slab of packets with a free list. `alloc` reuses freed slots, so the steady state allocates
+/// nothing.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+    live: usize,
+}
+
+impl PacketPool {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+    pub fn free(&mut self, id: PacketId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+    /// Packets currently allocated (in queues, on links, or in node processing).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+}

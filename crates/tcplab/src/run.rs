@@ -1,0 +1,31 @@
+//! One-call entry points used by the CLI/Python layer and the tests: text in, results out.
+
+use std::time::Instant;
+
+use crate::build::build;
+use crate::scenario::{load_text, ScenarioError};
+use crate::sim::Simulation;
+use crate::summary::Summary;
+
+pub struct RunResult {
+    pub sim: Simulation,
+    pub summary: Summary,
+    /// The scenario text as run (after `--set` overrides).
+    pub text: String,
+}
+
+/// Parse, validate and build without running.
+pub fn prepare(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<(Simulation, String), ScenarioError> {
+    let (sc, text) = load_text(text, file, overrides)?;
+    let sim = build(&sc, &text, file, seed)?;
+    Ok((sim, text))
+}
+
+pub fn run_text(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<RunResult, ScenarioError> {
+    let (mut sim, text) = prepare(text, file, seed, overrides)?;
+    let t0 = Instant::now();
+    sim.run();
+    let wall = t0.elapsed().as_secs_f64();
+    let summary = Summary::from_sim(&sim, wall);
+    Ok(RunResult { sim, summary, text })
+}

@@ -1,0 +1,303 @@
+//! Scenario files: parse (TOML, strict units, unknown keys rejected), apply `--set` overrides,
+//! validate against the topology, and report every error with file, line and field.
+
+pub mod model;
+pub mod units;
+
+use std::fmt;
+
+pub use model::*;
+
+/// An error in a scenario, pointing at the file, line and field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: Option<usize>,
+    /// Field path, e.g. `links[2].delay`.
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: ", self.file, l)?,
+            None => write!(f, "{}: ", self.file)?,
+        }
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        if part.is_empty() {
+            return Err(format!("empty component in key {path:?}"));
+        }
+        let mut rest = part;
+        let key_end = rest.find('[').unwrap_or(rest.len());
+        let key = &rest[..key_end];
+        if !key.is_empty() {
+            if key.chars().all(|c| c.is_ascii_digit()) {
+                out.push(Seg::Index(key.parse().unwrap()));
+            } else {
+                out.push(Seg::Key(key.to_string()));
+            }
+        }
+        rest = &rest[key_end..];
+        while let Some(r) = rest.strip_prefix('[') {
+            let close = r.find(']').ok_or_else(|| format!("missing ']' in key {path:?}"))?;
+            let idx: usize = r[..close].parse().map_err(|_| format!("bad index in key {path:?}"))?;
+            out.push(Seg::Index(idx));
+            rest = &r[close + 1..];
+        }
+        if !rest.is_empty() {
+            return Err(format!("cannot parse key {path:?}"));
+        }
+    }
+    Ok(out)
+}
+
+fn path_string(segs: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in segs {
+        match seg {
+            Seg::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Find the line where the item at `path` (e.g. `links[2].delay`) is written.
+pub fn locate(text: &str, path: &str) -> Option<usize> {
+    let segs = parse_path(path).ok()?;
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut best: Option<std::ops::Range<usize>> = None;
+    let mut item: &toml_edit::Item = doc.as_item();
+    for seg in &segs {
+        let next = match seg {
+            Seg::Key(k) => {
+                let t = item.as_table_like()?;
+                if let Some((key, it)) = t.get_key_value(k) {
+                    if let Some(sp) = key.span() {
+                        best = Some(sp);
+                    }
+                    it
+                } else {
+                    break;
+                }
+            }
+            Seg::Index(i) => match item {
+                toml_edit::Item::ArrayOfTables(a) => {
+                    let t = a.get(*i)?;
+                    if let Some(sp) = t.span() {
+                        best = Some(sp);
+                    }
+                    // A table in an array of tables: look it up again as an item.
+                    match a.iter().nth(*i) {
+                        Some(_) => {
+                            // toml_edit does not give &Item for array-of-tables entries; keep
+                            // walking with the table's keys.
+                            return walk_table(text, t, &segs[segs.iter().position(|s| s == seg).unwrap() + 1..], best);
+                        }
+                        None => break,
+                    }
+                }
+                toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
+                    let v = a.get(*i)?;
+                    if let Some(sp) = v.span() {
+                        best = Some(sp);
+                    }
+                    break;
+                }
+                _ => break,
+            },
+        };
+        if let Some(sp) = next.span() {
+            best = Some(sp);
+        }
+        item = next;
+    }
+    best.map(|r| line_of_offset(text, r.start))
+}
+
+fn walk_table(text: &str, t: &toml_edit::Table, rest: &[Seg], mut best: Option<std::ops::Range<usize>>) -> Option<usize> {
+    let mut table_like: &dyn toml_edit::TableLike = t;
+    for seg in rest {
+        match seg {
+            Seg::Key(k) => {
+                let Some((key, it)) = table_like.get_key_value(k) else { break };
+                if let Some(sp) = key.span() {
+                    best = Some(sp);
+                }
+                match it.as_table_like() {
+                    Some(tl) => table_like = tl,
+                    None => break,
+                }
+            }
+            Seg::Index(_) => break,
+        }
+    }
+    best.map(|r| line_of_offset(text, r.start))
+}
+
+/// Apply `--set KEY=VALUE` overrides to the TOML text. VALUE is read as a TOML value when it is
+/// one (number, boolean, quoted string, inline table or array), otherwise as a bare string, so
+/// `--set links[0].delay=20ms` works without quotes.
+pub fn apply_overrides(text: &str, file: &str, overrides: &[String]) -> Result<String, ScenarioError> {
+    if overrides.is_empty() {
+        return Ok(text.to_string());
+    }
+    let err = |field: &str, message: String| ScenarioError { file: file.to_string(), line: None, field: field.to_string(), message };
+    let mut doc: toml_edit::DocumentMut =
+        text.parse().map_err(|e: toml_edit::TomlError| err("", format!("invalid TOML: {}", e.message())))?;
+    for ov in overrides {
+        let (key, value) = ov
+            .split_once('=')
+            .ok_or_else(|| err("--set", format!("expected KEY=VALUE, got {ov:?}")))?;
+        let key = key.trim();
+        let segs = parse_path(key).map_err(|m| err("--set", m))?;
+        let value: toml_edit::Value = match value.trim().parse::<toml_edit::Value>() {
+            Ok(v) => v,
+            Err(_) => toml_edit::Value::from(value.trim()),
+        };
+        let mut item: &mut toml_edit::Item = doc.as_item_mut();
+        for (i, seg) in segs.iter().enumerate() {
+            let last = i + 1 == segs.len();
+            match seg {
+                Seg::Key(k) => {
+                    let t = item
+                        .as_table_like_mut()
+                        .ok_or_else(|| err(key, format!("--set {key}: {} is not a table", path_string(&segs[..i]))))?;
+                    if last {
+                        t.insert(k, toml_edit::Item::Value(value.clone()));
+                        break;
+                    }
+                    if t.get(k).is_none() {
+                        t.insert(k, toml_edit::Item::Table(toml_edit::Table::new()));
+                    }
+                    item = t.get_mut(k).unwrap();
+                }
+                Seg::Index(idx) => {
+                    let here = path_string(&segs[..i]);
+                    match item {
+                        toml_edit::Item::ArrayOfTables(a) => {
+                            let n = a.len();
+                            let t = a
+                                .get_mut(*idx)
+                                .ok_or_else(|| err(key, format!("--set {key}: {here} has {n} entries, no index {idx}")))?;
+                            if last {
+                                return Err(err(key, format!("--set {key}: cannot replace a whole table")));
+                            }
+                            // Continue inside this table: re-borrow as an item through a
+                            // temporary inline walk.
+                            let rest = &segs[i + 1..];
+                            set_in_table(t, rest, value.clone()).map_err(|m| err(key, format!("--set {key}: {m}")))?;
+                            break;
+                        }
+                        toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
+                            let n = a.len();
+                            if !last {
+                                return Err(err(key, format!("--set {key}: {here}[{idx}] is not a table")));
+                            }
+                            if *idx >= n {
+                                return Err(err(key, format!("--set {key}: {here} has {n} entries, no index {idx}")));
+                            }
+                            a.replace(*idx, value.clone());
+                            break;
+                        }
+                        _ => return Err(err(key, format!("--set {key}: {here} is not an array"))),
+                    }
+                }
+            }
+        }
+    }
+    Ok(doc.to_string())
+}
+
+fn set_in_table(t: &mut toml_edit::Table, rest: &[Seg], value: toml_edit::Value) -> Result<(), String> {
+    let mut cur: &mut dyn toml_edit::TableLike = t;
+    for (i, seg) in rest.iter().enumerate() {
+        let last = i + 1 == rest.len();
+        match seg {
+            Seg::Key(k) => {
+                if last {
+                    cur.insert(k, toml_edit::Item::Value(value));
+                    return Ok(());
+                }
+                if cur.get(k).is_none() {
+                    cur.insert(k, toml_edit::Item::Table(toml_edit::Table::new()));
+                }
+                cur = cur.get_mut(k).unwrap().as_table_like_mut().ok_or_else(|| format!("{k} is not a table"))?;
+            }
+            Seg::Index(_) => return Err("nested arrays cannot be overridden".into()),
+        }
+    }
+    Ok(())
+}
+
+/// Parse scenario TOML text. `file` names the source in errors.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    if text.contains('\0') || text.bytes().filter(|b| *b < 0x09).count() > 0 {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: None,
+            field: String::new(),
+            message: "not a TOML text file (binary content)".into(),
+        });
+    }
+    if text.trim().is_empty() {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: None,
+            field: String::new(),
+            message: "empty scenario: expected at least [run], [[nodes]] and [[links]]".into(),
+        });
+    }
+    let de = toml::Deserializer::new(text);
+    match serde_path_to_error::deserialize::<_, Scenario>(de) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let line = inner.span().map(|sp| line_of_offset(text, sp.start)).or_else(|| locate(text, &path));
+            let field = if path == "." { String::new() } else { path };
+            Err(ScenarioError { file: file.to_string(), line, field, message: inner.message().trim().to_string() })
+        }
+    }
+}
+
+/// Load, override and parse a scenario from text (used by the CLI and Python).
+pub fn load_text(text: &str, file: &str, overrides: &[String]) -> Result<(Scenario, String), ScenarioError> {
+    let text = apply_overrides(text, file, overrides)?;
+    let sc = parse(&text, file)?;
+    Ok((sc, text))
+}
+
+/// The JSON Schema of the scenario format.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_string_pretty(&schema).expect("schema serializes")
+}

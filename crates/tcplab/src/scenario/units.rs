@@ -1,0 +1,256 @@
+//! Quantities with units, parsed strictly.
+//!
+//! * Sizes: `B`, `KB`, `MB`, `GB` with KB = 1024 bytes, MB = 1024 KB, as the seeds write them
+//!   ("a 1 MByte transfer", "1.4 KB packets"). Fractions are allowed and rounded to the
+//!   nearest byte ("1.4KB" = 1434 bytes).
+//! * Bit rates: `bps`/`bit/s`, `kbps`/`kbit/s`, `Mbps`/`Mbit/s`, `Gbps`/`Gbit/s`, with k = 1000.
+//! * Byte rates: `B/s`, `KB/s`, `MB/s` with the same 1024 rule as sizes ("200KB/s" =
+//!   204800 bytes/s = 1 638 400 bit/s).
+//! * Durations: `ns`, `us`, `ms`, `s`, `min`.
+//! * Queue limits: `10pkts` (also `pkt`, `packets`) or any size.
+//!
+//! A bare number is an error: the unit must be written.
+
+use schemars::gen::SchemaGenerator;
+use schemars::schema::{InstanceType, Schema, SchemaObject, StringValidation};
+use schemars::JsonSchema;
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+use crate::engine::SimTime;
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(end);
+    if num.is_empty() {
+        return None;
+    }
+    let v: f64 = num.parse().ok()?;
+    if !v.is_finite() {
+        return None;
+    }
+    Some((v, unit.trim()))
+}
+
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| format!("expected a size like \"1.4KB\", got {s:?}"))?;
+    let mult = match unit {
+        "B" | "bytes" | "byte" => 1.0,
+        "KB" => 1024.0,
+        "MB" => 1024.0 * 1024.0,
+        "GB" => 1024.0 * 1024.0 * 1024.0,
+        "" => return Err(format!("expected a size like \"1.4KB\", got {s:?} (the unit is required: B, KB, MB, GB)")),
+        _ => return Err(format!("expected a size like \"1.4KB\", got {s:?} (unknown unit {unit:?}; use B, KB, MB or GB)")),
+    };
+    if v < 0.0 {
+        return Err(format!("expected a non-negative size, got {s:?}"));
+    }
+    Ok((v * mult).round() as u64)
+}
+
+/// Returns bits per second.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let eg = "expected a rate like \"1.6Mbps\", \"800kbit/s\" or \"200KB/s\"";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
+    let bps = match unit {
+        "bps" | "bit/s" => 1.0,
+        "kbps" | "kbit/s" | "Kbps" => 1e3,
+        "Mbps" | "Mbit/s" => 1e6,
+        "Gbps" | "Gbit/s" => 1e9,
+        "B/s" => 8.0,
+        "KB/s" => 8.0 * 1024.0,
+        "MB/s" => 8.0 * 1024.0 * 1024.0,
+        "" => return Err(format!("{eg}, got {s:?} (the unit is required)")),
+        _ => return Err(format!("{eg}, got {s:?} (unknown unit {unit:?})")),
+    };
+    if v <= 0.0 {
+        return Err(format!("expected a positive rate, got {s:?}"));
+    }
+    Ok(v * bps)
+}
+
+pub fn parse_duration(s: &str) -> Result<SimTime, String> {
+    let eg = "expected a duration like \"50ms\"";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
+    let ns = match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        "" => return Err(format!("{eg}, got {s:?} (the unit is required: ns, us, ms, s, min)")),
+        _ => return Err(format!("{eg}, got {s:?} (unknown unit {unit:?})")),
+    };
+    if v < 0.0 {
+        return Err(format!("expected a non-negative duration, got {s:?}"));
+    }
+    let total = v * ns;
+    if total > u64::MAX as f64 / 2.0 {
+        return Err(format!("duration {s:?} is too long"));
+    }
+    Ok(SimTime(total.round() as u64))
+}
+
+macro_rules! string_quantity {
+    ($name:ident, $inner:ty, $parse:expr, $fmt:expr, $pattern:expr, $desc:expr) => {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name(pub $inner);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($desc)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$name, E> {
+                        $parse(s).map($name).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        Err(E::custom(format!("{}, got {} (a bare number: write the unit, in quotes)", $desc, v)))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        Err(E::custom(format!("{}, got {} (a bare number: write the unit, in quotes)", $desc, v)))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        Err(E::custom(format!("{}, got {} (a bare number: write the unit, in quotes)", $desc, v)))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&$fmt(self.0))
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> String {
+                stringify!($name).to_string()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                Schema::Object(SchemaObject {
+                    instance_type: Some(InstanceType::String.into()),
+                    string: Some(Box::new(StringValidation { pattern: Some($pattern.to_string()), ..Default::default() })),
+                    metadata: Some(Box::new(schemars::schema::Metadata {
+                        description: Some($desc.to_string()),
+                        ..Default::default()
+                    })),
+                    ..Default::default()
+                })
+            }
+        }
+    };
+}
+
+string_quantity!(
+    Size,
+    u64,
+    parse_size,
+    |b: u64| format!("{b}B"),
+    r"^\s*[0-9.]+\s*(B|bytes?|KB|MB|GB)\s*$",
+    "expected a size like \"1.4KB\" (KB = 1024 bytes)"
+);
+string_quantity!(
+    Rate,
+    f64,
+    parse_rate,
+    |b: f64| format!("{b}bps"),
+    r"^\s*[0-9.]+\s*(bps|bit/s|kbps|Kbps|kbit/s|Mbps|Mbit/s|Gbps|Gbit/s|B/s|KB/s|MB/s)\s*$",
+    "expected a rate like \"1.6Mbps\", \"800kbit/s\" or \"200KB/s\""
+);
+string_quantity!(
+    Duration,
+    SimTime,
+    parse_duration,
+    |t: SimTime| format!("{}ns", t.0),
+    r"^\s*[0-9.]+\s*(ns|us|µs|ms|s|min)\s*$",
+    "expected a duration like \"50ms\""
+);
+
+/// A queue limit: packets (`"10pkts"`) or bytes (`"128KB"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueueSize {
+    Packets(u32),
+    Bytes(u64),
+}
+
+pub fn parse_queue_size(s: &str) -> Result<QueueSize, String> {
+    let eg = "expected a queue limit like \"10pkts\" or \"128KB\"";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
+    match unit {
+        "pkts" | "pkt" | "packets" | "packet" => {
+            if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+                return Err(format!("{eg}: the packet count must be a whole non-negative number, got {s:?}"));
+            }
+            Ok(QueueSize::Packets(v as u32))
+        }
+        _ => parse_size(s).map(QueueSize::Bytes).map_err(|_| format!("{eg}, got {s:?}")),
+    }
+}
+
+string_quantity!(
+    QueueLimitQ,
+    QueueSize,
+    parse_queue_size,
+    |q: QueueSize| match q {
+        QueueSize::Packets(n) => format!("{n}pkts"),
+        QueueSize::Bytes(b) => format!("{b}B"),
+    },
+    r"^\s*[0-9.]+\s*(pkts?|packets?|B|bytes?|KB|MB|GB)\s*$",
+    "expected a queue limit like \"10pkts\" or \"128KB\""
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_use_1024() {
+        assert_eq!(parse_size("1MB").unwrap(), 1_048_576);
+        assert_eq!(parse_size("1.4KB").unwrap(), 1434);
+        assert_eq!(parse_size("16KB").unwrap(), 16384);
+        assert_eq!(parse_size("40B").unwrap(), 40);
+        assert!(parse_size("10").is_err());
+        assert!(parse_size("10kb").is_err());
+        assert!(parse_size("-1KB").is_err());
+    }
+
+    #[test]
+    fn rates_bits_are_decimal_bytes_binary() {
+        assert_eq!(parse_rate("1.6Mbps").unwrap(), 1.6e6);
+        assert_eq!(parse_rate("800kbit/s").unwrap(), 800e3);
+        assert_eq!(parse_rate("200KB/s").unwrap(), 200.0 * 1024.0 * 8.0);
+        assert_eq!(parse_rate("30Mbps").unwrap(), 30e6);
+        assert!(parse_rate("0Mbps").is_err());
+        assert!(parse_rate("-5Mbps").is_err());
+        assert!(parse_rate("5").is_err());
+        assert!(parse_rate("5 furlongs/s").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("50ms").unwrap(), SimTime::from_millis(50));
+        assert_eq!(parse_duration("1.5s").unwrap(), SimTime::from_millis(1500));
+        assert_eq!(parse_duration("200us").unwrap(), SimTime::from_micros(200));
+        let e = parse_duration("50").unwrap_err();
+        assert!(e.contains("expected a duration like \"50ms\", got \"50\""), "{e}");
+    }
+
+    #[test]
+    fn queue_limits() {
+        assert_eq!(parse_queue_size("10pkts").unwrap(), QueueSize::Packets(10));
+        assert_eq!(parse_queue_size("128KB").unwrap(), QueueSize::Bytes(131072));
+        assert!(parse_queue_size("2.5pkts").is_err());
+        assert!(parse_queue_size("10").is_err());
+    }
+}

@@ -1,0 +1,329 @@
+//! The `Simulation`: owns every piece of state of one run (no globals — many simulations can
+//! run in one process) and dispatches events between the network and the applications.
+
+use std::collections::HashMap;
+
+use rand::Rng;
+
+use crate::apps::udp::UdpSource;
+use crate::engine::{EventQueue, RngStreams, SimTime};
+use crate::net::link::Link;
+use crate::net::node::{Node, NO_ROUTE};
+use crate::net::packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
+use crate::net::queue::Arrival;
+use crate::tcpglue::TcpConn;
+
+/// Events are small `Copy` values; each component keeps at most a couple pending.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// Link `0` finished serializing its current packet.
+    TxDone(u32),
+    /// The head of link `0`'s propagation pipe reaches the far node.
+    Arrive(u32),
+    /// Node processing delay over: hand packet `pkt` to node `node`.
+    Processed { node: u32, pkt: PacketId },
+    /// UDP source fires.
+    Source(u32),
+    /// TCP connection `conn`, endpoint `side` (0 sender, 1 receiver), fine timer generation.
+    TcpTimer { conn: u32, side: u8, gen: u32 },
+    /// TCP connection starts (active open).
+    TcpStart(u32),
+    /// BSD coarse timers of host `host`: slow (500 ms) or fast (200 ms) tick.
+    Tick { host: u32, slow: bool },
+    /// End of the run.
+    Stop,
+}
+
+/// Network-wide packet accounting for the conservation invariant:
+/// `created == delivered + dropped + in flight`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Conservation {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+pub struct Simulation {
+    pub name: String,
+    pub seed: u64,
+    pub events: EventQueue<Event>,
+    pub pool: PacketPool,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub udp: Vec<UdpSource>,
+    pub tcp: Vec<TcpConn>,
+    pub rngs: RngStreams,
+    pub end: SimTime,
+    pub stop_when_done: bool,
+    pub conservation: Conservation,
+    pub drops_no_route: u64,
+    pub node_drops: [u64; 6],
+    /// Scratch buffer for UDP bursts (reused: no allocation per event).
+    scratch: Vec<u32>,
+    pub(crate) link_index: HashMap<String, u32>,
+    pub finished_at: Option<SimTime>,
+    pub tcp_active: usize,
+    pub trace_tcp: bool,
+    pub bottleneck: Option<u32>,
+    pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
+}
+
+impl Simulation {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        name: String,
+        seed: u64,
+        nodes: Vec<Node>,
+        links: Vec<Link>,
+        udp: Vec<UdpSource>,
+        tcp: Vec<TcpConn>,
+        end: SimTime,
+        stop_when_done: bool,
+        trace_tcp: bool,
+    ) -> Simulation {
+        let link_index = links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
+        let mut sim = Simulation {
+            name,
+            seed,
+            events: EventQueue::new(),
+            pool: PacketPool::default(),
+            nodes,
+            links,
+            udp,
+            tcp,
+            rngs: RngStreams::new(seed),
+            end,
+            stop_when_done,
+            conservation: Conservation::default(),
+            drops_no_route: 0,
+            node_drops: [0; 6],
+            scratch: Vec::with_capacity(64),
+            link_index,
+            finished_at: None,
+            tcp_active: 0,
+            trace_tcp,
+            bottleneck: None,
+            tick_hosts: Vec::new(),
+        };
+        for i in 0..sim.udp.len() {
+            let t = sim.udp[i].first_fire();
+            if t < sim.udp[i].stop && t < end {
+                sim.events.schedule(t, Event::Source(i as u32));
+            }
+        }
+        crate::tcpglue::schedule_initial(&mut sim);
+        sim.events.schedule(end, Event::Stop);
+        sim
+    }
+
+    pub fn link_id(&self, name: &str) -> Option<u32> {
+        self.link_index.get(name).copied()
+    }
+
+    /// Run to the end time (or until all transfers are done if `stop_when_done`).
+    pub fn run(&mut self) {
+        while let Some((now, ev)) = self.events.pop() {
+            match ev {
+                Event::TxDone(l) => self.tx_done(now, l),
+                Event::Arrive(l) => self.arrive(now, l),
+                Event::Processed { node, pkt } => self.at_node(now, node, pkt),
+                Event::Source(s) => self.source_fire(now, s),
+                Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
+                Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
+                Event::Tick { host, slow } => crate::tcpglue::on_tick(self, now, host, slow),
+                Event::Stop => break,
+            }
+            if self.stop_when_done && self.finished_at.is_some() {
+                break;
+            }
+        }
+        let now = self.now();
+        for l in &mut self.links {
+            l.monitor.finish(now);
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.events.now()
+    }
+
+    // ---------------------------------------------------------------- packets
+
+    /// A host injects a new packet into the network.
+    pub fn send_packet(&mut self, now: SimTime, p: Packet) {
+        self.conservation.created += 1;
+        let src = p.src;
+        let id = self.pool.alloc(p);
+        self.forward(now, src, id);
+    }
+
+    fn drop_at_node(&mut self, id: PacketId, reason: DropReason) {
+        self.node_drops[reason.index()] += 1;
+        self.conservation.dropped += 1;
+        self.pool.free(id);
+    }
+
+    /// Route packet `id` out of `node` (which is not its destination).
+    fn forward(&mut self, now: SimTime, node: u32, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        let link = self.nodes[node as usize].next_link[dst as usize];
+        if link == NO_ROUTE {
+            self.drop_at_node(id, DropReason::NoRoute);
+            return;
+        }
+        self.link_enqueue(now, link, id);
+    }
+
+    fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
+        let size = self.pool.get(id).size;
+        let link = &mut self.links[l as usize];
+        link.monitor.on_arrive(size);
+        link.monitor.trace(now, 0, size, None);
+        if size > link.params.mtu_bytes {
+            link.monitor.on_drop(now, size, DropReason::Mtu);
+            self.conservation.dropped += 1;
+            self.pool.free(id);
+            return;
+        }
+        if link.busy.is_none() && link.queue.len_pkts() == 0 {
+            // Straight onto the wire.
+            link.monitor.on_depart();
+            link.busy = Some((id, size));
+            link.monitor.on_queue_change(now, 0, true);
+            link.monitor.trace(now, 1, size, None);
+            let t = now + link.tx_time(size);
+            self.events.schedule(t, Event::TxDone(l));
+            return;
+        }
+        let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1) };
+        match link.queue.enqueue(now, a) {
+            Ok(()) => {
+                let q = link.queue.len_pkts() as u32;
+                link.monitor.on_queue_change(now, q, link.busy.is_some());
+            }
+            Err(reason) => {
+                link.monitor.on_drop(now, size, reason);
+                self.conservation.dropped += 1;
+                self.pool.free(id);
+            }
+        }
+    }
+
+    fn tx_done(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.links[l as usize];
+        let (id, size) = link.busy.take().expect("TxDone with idle link");
+        link.monitor.on_forwarded(size);
+        // Loss and corruption are decided when the last bit leaves.
+        let lost = link.params.loss > 0.0 && link.rng.gen::<f64>() < link.params.loss;
+        let corrupt = !lost && link.params.corruption > 0.0 && link.rng.gen::<f64>() < link.params.corruption;
+        if lost {
+            link.monitor.on_drop(now, size, DropReason::LinkLoss);
+            self.conservation.dropped += 1;
+            self.pool.free(id);
+        } else {
+            if corrupt {
+                self.pool.get_mut(id).corrupted = true;
+            }
+            let at = now + link.params.delay;
+            link.pipe.push_back((at, id));
+            if link.pipe.len() == 1 {
+                self.events.schedule(at, Event::Arrive(l));
+            }
+        }
+        // Next packet.
+        let link = &mut self.links[l as usize];
+        if let Some((next, nsize)) = link.queue.dequeue(now) {
+            link.busy = Some((next, nsize));
+            link.monitor.on_depart();
+            let q = link.queue.len_pkts() as u32;
+            link.monitor.on_queue_change(now, q, true);
+            link.monitor.trace(now, 1, nsize, None);
+            let t = now + link.tx_time(nsize);
+            self.events.schedule(t, Event::TxDone(l));
+        } else {
+            link.monitor.on_queue_change(now, 0, false);
+        }
+    }
+
+    fn arrive(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.links[l as usize];
+        let (_, id) = link.pipe.pop_front().expect("Arrive with empty pipe");
+        if let Some(&(next_at, _)) = link.pipe.front() {
+            self.events.schedule(next_at, Event::Arrive(l));
+        }
+        let to = link.to;
+        if self.pool.get(id).corrupted {
+            let size = self.pool.get(id).size;
+            let link = &mut self.links[l as usize];
+            link.monitor.on_drop(now, size, DropReason::Corruption);
+            self.conservation.dropped += 1;
+            self.pool.free(id);
+            return;
+        }
+        let node = &mut self.nodes[to as usize];
+        let d = node.processing.sample(&mut node.rng);
+        if d.0 > 0 {
+            self.events.schedule(now + d, Event::Processed { node: to, pkt: id });
+        } else {
+            self.at_node(now, to, id);
+        }
+    }
+
+    /// Packet `id` is at node `node` (after any processing delay).
+    fn at_node(&mut self, now: SimTime, node: u32, id: PacketId) {
+        let p = *self.pool.get(id);
+        if p.dst == node {
+            self.conservation.delivered += 1;
+            self.pool.free(id);
+            self.deliver(now, p);
+            return;
+        }
+        let ttl = p.ttl;
+        if ttl <= 1 {
+            self.drop_at_node(id, DropReason::Ttl);
+            return;
+        }
+        self.pool.get_mut(id).ttl = ttl - 1;
+        self.forward(now, node, id);
+    }
+
+    fn deliver(&mut self, now: SimTime, p: Packet) {
+        match p.kind {
+            PacketKind::Udp { source, .. } => {
+                let s = &mut self.udp[source as usize];
+                s.rcvd_pkts += 1;
+                s.rcvd_bytes += p.size as u64;
+                s.delay_sum_ns += (now.0 - p.created) as u128;
+            }
+            PacketKind::Tcp { conn, to_receiver, seg } => {
+                crate::tcpglue::on_segment(self, now, conn, to_receiver, &seg);
+            }
+        }
+    }
+
+    fn source_fire(&mut self, now: SimTime, s: u32) {
+        let mut sizes = std::mem::take(&mut self.scratch);
+        let next = self.udp[s as usize].fire(now, &mut sizes);
+        let (from, to) = (self.udp[s as usize].from, self.udp[s as usize].to);
+        for &size in &sizes {
+            let src = &mut self.udp[s as usize];
+            let seq = src.seq;
+            src.seq += 1;
+            src.sent_pkts += 1;
+            src.sent_bytes += size as u64;
+            let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, created: now.0, kind: PacketKind::Udp { source: s, seq } };
+            self.send_packet(now, p);
+        }
+        self.scratch = sizes;
+        if let Some(t) = next {
+            if t < self.end {
+                self.events.schedule(t, Event::Source(s));
+            }
+        }
+    }
+
+    /// Packets still inside the network (queues, wires, processing).
+    pub fn in_flight(&self) -> u64 {
+        self.pool.live() as u64
+    }
+}

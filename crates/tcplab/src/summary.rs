@@ -1,0 +1,216 @@
+//! The per-run summary (`summary.json`). Field order is fixed by the structs, and floats are
+//! printed by serde_json's shortest round-trip formatting, so the same run gives the same bytes.
+//! The one field that measures the host rather than the simulation is `wall_s`.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::engine::SimTime;
+use crate::net::monitor::IntervalStats;
+use crate::net::packet::DropReason;
+use crate::sim::Simulation;
+
+#[derive(Serialize, Clone, Debug)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub packets_arrived: u64,
+    pub packets_forwarded: u64,
+    pub bytes_forwarded: u64,
+    pub drops: u64,
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    /// First drop times (seconds), at most 1000 listed; `drops` has the count.
+    pub drop_times_s: Vec<f64>,
+    pub utilization: f64,
+    pub queue_avg_pkts: f64,
+    /// Waiting + in service, time-averaged.
+    pub system_avg_pkts: f64,
+    pub queue_max_pkts: u32,
+    pub queue_now_pkts: u32,
+}
+
+#[derive(Serialize, Clone, Debug)]
+#[allow(non_snake_case)] // `throughput_KBps`: KB/s with KB = 1024, the seeds' unit
+pub struct FlowSummary {
+    pub name: String,
+    pub variant: String,
+    pub from: String,
+    pub to: String,
+    pub transfer_bytes: Option<u64>,
+    pub start_s: f64,
+    pub bytes_acked: u64,
+    pub throughput_KBps: f64,
+    pub completion_s: Option<f64>,
+    pub segments_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub coarse_timeouts: u64,
+    pub largest_timeout_gap_s: f64,
+    pub fast_retransmits: u64,
+    pub max_cwnd_bytes: u32,
+    pub bytes_delivered: u64,
+    pub completed: bool,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct UdpSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub received_pkts: u64,
+    pub received_bytes: u64,
+    pub mean_delay_s: Option<f64>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct ConservationSummary {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Summary {
+    pub tcplab_version: &'static str,
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_end_s: f64,
+    pub wall_s: f64,
+    pub events: u64,
+    /// The link direction with the highest utilization (drawn in the TCP trace graph).
+    pub bottleneck: Option<String>,
+    pub links: Vec<LinkSummary>,
+    pub flows: Vec<FlowSummary>,
+    pub udp: Vec<UdpSummary>,
+    pub packets: ConservationSummary,
+    pub node_drops_by_reason: BTreeMap<&'static str, u64>,
+}
+
+fn reasons(counts: &[u64; 6]) -> BTreeMap<&'static str, u64> {
+    DropReason::ALL.iter().map(|r| (r.name(), counts[r.index()])).collect()
+}
+
+impl Summary {
+    pub fn from_sim(sim: &Simulation, wall_s: f64) -> Summary {
+        let now = sim.now();
+        let secs = now.as_secs_f64();
+        let node = |i: u32| sim.nodes[i as usize].name.clone();
+        let links: Vec<LinkSummary> = sim
+            .links
+            .iter()
+            .map(|l| {
+                let m = &l.monitor;
+                LinkSummary {
+                    name: l.name.clone(),
+                    from: node(l.from),
+                    to: node(l.to),
+                    rate_bps: l.params.rate_bps,
+                    delay_s: l.params.delay.as_secs_f64(),
+                    packets_arrived: m.arrived_pkts,
+                    packets_forwarded: m.forwarded_pkts,
+                    bytes_forwarded: m.forwarded_bytes,
+                    drops: m.total_drops(),
+                    drops_by_reason: reasons(&m.drops),
+                    drop_times_s: m.drop_times.iter().take(1000).map(|(t, _)| t.as_secs_f64()).collect(),
+                    utilization: if now.0 == 0 { 0.0 } else { m.busy_ns as f64 / now.0 as f64 },
+                    queue_avg_pkts: m.queue_avg(now),
+                    system_avg_pkts: m.system_avg(now),
+                    queue_max_pkts: m.q_max,
+                    queue_now_pkts: m.queue_len(),
+                }
+            })
+            .collect();
+        let bottleneck = sim
+            .bottleneck
+            .map(|b| sim.links[b as usize].name.clone())
+            .or_else(|| {
+                links
+                    .iter()
+                    .filter(|l| l.packets_arrived > 0)
+                    .max_by(|a, b| a.utilization.partial_cmp(&b.utilization).unwrap().then(b.name.cmp(&a.name)))
+                    .map(|l| l.name.clone())
+            });
+        let flows = sim
+            .tcp
+            .iter()
+            .map(|c| {
+                let st = c.ep[0].stats();
+                let start = c.started_at.unwrap_or(c.start);
+                let completion = st.completion_time.map(|t| SimTime(t).saturating_sub(start).as_secs_f64());
+                let span = match (completion, c.duration) {
+                    (Some(d), _) => d,
+                    (None, Some(d)) => d.as_secs_f64().min(now.saturating_sub(start).as_secs_f64()),
+                    (None, None) => now.saturating_sub(start).as_secs_f64(),
+                };
+                FlowSummary {
+                    name: c.name.clone(),
+                    variant: c.variant.clone(),
+                    from: node(c.from),
+                    to: node(c.to),
+                    transfer_bytes: c.bytes,
+                    start_s: start.as_secs_f64(),
+                    bytes_acked: st.bytes_acked,
+                    throughput_KBps: if span > 0.0 { st.bytes_acked as f64 / 1024.0 / span } else { 0.0 },
+                    completion_s: completion,
+                    segments_sent: st.data_segments_sent,
+                    retransmitted_segments: st.retransmitted_segments,
+                    retransmitted_bytes: st.retransmitted_bytes,
+                    coarse_timeouts: st.coarse_timeouts,
+                    largest_timeout_gap_s: st.largest_timeout_gap as f64 * 1e-9,
+                    fast_retransmits: st.fast_retransmits,
+                    max_cwnd_bytes: st.max_cwnd_bytes,
+                    bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
+                    completed: st.completion_time.is_some(),
+                }
+            })
+            .collect();
+        let udp = sim
+            .udp
+            .iter()
+            .map(|u| UdpSummary {
+                name: u.name.clone(),
+                from: node(u.from),
+                to: node(u.to),
+                sent_pkts: u.sent_pkts,
+                sent_bytes: u.sent_bytes,
+                received_pkts: u.rcvd_pkts,
+                received_bytes: u.rcvd_bytes,
+                mean_delay_s: if u.rcvd_pkts > 0 { Some(u.delay_sum_ns as f64 / u.rcvd_pkts as f64 * 1e-9) } else { None },
+            })
+            .collect();
+        Summary {
+            tcplab_version: crate::VERSION,
+            scenario: sim.name.clone(),
+            seed: sim.seed,
+            sim_end_s: secs,
+            wall_s,
+            events: sim.events.events_popped(),
+            bottleneck,
+            links,
+            flows,
+            udp,
+            packets: ConservationSummary {
+                created: sim.conservation.created,
+                delivered: sim.conservation.delivered,
+                dropped: sim.conservation.dropped,
+                in_flight: sim.in_flight(),
+            },
+            node_drops_by_reason: reasons(&sim.node_drops),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("summary serializes")
+    }
+}
+
+/// Queue interval series of one link (seed 000 Fig 2.7).
+pub fn intervals(sim: &Simulation, link: usize) -> &[IntervalStats] {
+    &sim.links[link].monitor.intervals
+}

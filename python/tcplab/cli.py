@@ -1,0 +1,204 @@
+"""The `tcplab` command line. One command; subcommands for running, checking, tracing, plotting,
+reporting, reproducing the seeds' experiments and benchmarking."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__
+
+EPILOG = """\
+units in scenario files: sizes B/KB/MB/GB with KB = 1024 bytes; bit rates bps/kbps/Mbps/Gbps (also
+kbit/s, Mbit/s) with k = 1000; byte rates B/s, KB/s, MB/s (KB = 1024); durations ns/us/ms/s/min;
+queue limits "10pkts" or a size. See README.md for the format.
+"""
+
+
+def _fmt(v, nd=3):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    return str(v)
+
+
+def _table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for j, r in enumerate(cells):
+        out.append("  ".join(c.rjust(w) if j and i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        if j == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def print_summary(s: dict, file=sys.stdout) -> None:
+    print(f"tcplab {s['tcplab_version']}  scenario {s['scenario']}  seed {s['seed']}", file=file)
+    rate = s["events"] / s["wall_s"] / 1e6 if s["wall_s"] > 0 else float("nan")
+    print(f"simulated {s['sim_end_s']:.3f} s in {s['wall_s']:.3f} s wall, {s['events']} events ({rate:.2f} M events/s)\n", file=file)
+    links = [l for l in s["links"] if l["packets_arrived"] > 0]
+    if links:
+        print(_table(
+            ["link", "rate Mbit/s", "pkts fwd", "MB fwd", "drops", "util", "queue avg", "queue max"],
+            [[l["name"], l["rate_bps"] / 1e6, l["packets_forwarded"], l["bytes_forwarded"] / 1048576, l["drops"],
+              l["utilization"], l["queue_avg_pkts"], l["queue_max_pkts"]] for l in links]), file=file)
+        print(file=file)
+    if s.get("flows"):
+        print(_table(
+            ["flow", "variant", "KB acked", "KB/s", "time s", "segs", "retx segs", "retx KB", "timeouts", "fast rtx", "max cwnd KB"],
+            [[f["name"], f["variant"], f["bytes_acked"] / 1024, f["throughput_KBps"], f["completion_s"], f["segments_sent"],
+              f["retransmitted_segments"], f["retransmitted_bytes"] / 1024, f["coarse_timeouts"], f["fast_retransmits"],
+              f["max_cwnd_bytes"] / 1024] for f in s["flows"]]), file=file)
+        print(file=file)
+    if s.get("udp"):
+        print(_table(
+            ["udp source", "sent pkts", "recv pkts", "loss %", "mean delay ms"],
+            [[u["name"], u["sent_pkts"], u["received_pkts"],
+              100.0 * (1 - u["received_pkts"] / u["sent_pkts"]) if u["sent_pkts"] else 0.0,
+              u["mean_delay_s"] * 1e3 if u["mean_delay_s"] is not None else None] for u in s["udp"]]), file=file)
+        print(file=file)
+
+
+def cmd_run(a) -> int:
+    from .api import run
+    out = a.out or Path("runs") / Path(a.scenario).stem
+    r = run(a.scenario, seed=a.seed, overrides=a.set, out=out)
+    if a.json:
+        print(r.summary_json)
+    else:
+        print_summary(r.summary)
+        print(f"wrote {out}/summary.json")
+    return 0
+
+
+def cmd_validate(a) -> int:
+    from .api import validate
+    validate(a.scenario, a.set)
+    print(f"{a.scenario}: ok")
+    return 0
+
+
+def cmd_schema(a) -> int:
+    from ._core import schema
+    print(schema())
+    return 0
+
+
+def cmd_trace(a) -> int:
+    from .tracedump import dump
+    dump(a.run_dir, a.conn, a.t_from, a.t_to, side=a.side, out=sys.stdout)
+    return 0
+
+
+def cmd_plot(a) -> int:
+    from .plots import plot_cli
+    paths = plot_cli(a.run_dir, conn=a.conn, kind=a.kind, t_from=a.t_from, t_to=a.t_to, fmt=a.format, out=a.out)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def cmd_report(a) -> int:
+    from .report import report_cli
+    print(report_cli(a.run_dir, out=a.out))
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    from .reproduce import reproduce
+    return reproduce(a.experiment, out=a.out, seed=a.seed, report=not a.no_report)
+
+
+def cmd_bench(a) -> int:
+    from .bench import bench
+    return bench(a.case, repeat=a.repeat, list_only=a.list)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tcplab", description="tcplab: packet-level network simulator and laboratory for TCP congestion control.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    r = sub.add_parser("run", help="run a scenario and write DIR/summary.json (+ traces)",
+                       description="Run a scenario, print a summary table and write OUT/summary.json, OUT/scenario.toml and trace Parquet files.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("scenario", help="scenario TOML file")
+    r.add_argument("--seed", type=int, help="seed of the random streams (default: run.seed in the file, else 1)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help='override a field, e.g. --set run.duration=20s --set "links[1].queue.limit=20pkts" (repeatable)')
+    r.add_argument("--out", type=Path, help="output directory (default: runs/<scenario name>)")
+    r.add_argument("--json", action="store_true", help="print summary JSON to stdout instead of the table")
+    r.set_defaults(fn=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario without running it")
+    v.add_argument("scenario")
+    v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a field before checking")
+    v.set_defaults(fn=cmd_validate)
+
+    s = sub.add_parser("schema", help="print the JSON Schema of the scenario format (for editors)")
+    s.set_defaults(fn=cmd_schema)
+
+    t = sub.add_parser("trace", help="print a TCP trace as text over a time window")
+    t.add_argument("run_dir", type=Path)
+    t.add_argument("--conn", required=True, help="connection (flow) name")
+    t.add_argument("--side", choices=["snd", "rcv", "both"], default="both")
+    t.add_argument("--from", dest="t_from", type=float, default=None, help="start time, seconds")
+    t.add_argument("--to", dest="t_to", type=float, default=None, help="end time, seconds")
+    t.set_defaults(fn=cmd_trace)
+
+    pl_ = sub.add_parser("plot", help="draw graphs of a finished run")
+    pl_.add_argument("run_dir", type=Path)
+    pl_.add_argument("--conn", help="connection (default: every connection)")
+    pl_.add_argument("--kind", choices=["tcp", "cam", "seq", "link", "queue", "flows"], default="tcp")
+    pl_.add_argument("--from", dest="t_from", type=float, default=None, help="start time, seconds")
+    pl_.add_argument("--to", dest="t_to", type=float, default=None, help="end time, seconds")
+    pl_.add_argument("--format", choices=["png", "svg", "pdf"], default="png")
+    pl_.add_argument("--out", type=Path, help="output file or directory (default: RUN_DIR/plots)")
+    pl_.set_defaults(fn=cmd_plot)
+
+    rep = sub.add_parser("report", help="write one self-contained HTML report of a run")
+    rep.add_argument("run_dir", type=Path)
+    rep.add_argument("--out", type=Path, help="HTML file (default: RUN_DIR/report.html)")
+    rep.set_defaults(fn=cmd_report)
+
+    rp = sub.add_parser("reproduce", help="reproduce a seed experiment, e.g. brakmo/single-transfer",
+                        description="Run every variant of a reproduction (scenarios/<experiment>/reproduce.toml), write OUT/comparison.json and a paper-vs-ours report.")
+    rp.add_argument("experiment", help="experiment folder under scenarios/, e.g. brakmo/single-transfer")
+    rp.add_argument("--out", type=Path, help="output directory (default: runs/reproduce/<experiment>)")
+    rp.add_argument("--seed", type=int)
+    rp.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    rp.set_defaults(fn=cmd_reproduce)
+
+    b = sub.add_parser("bench", help="run the benchmark scenarios and print events/s, packet-hops/s, wall time per simulated second")
+    b.add_argument("case", nargs="*", help="benchmark names (default: all); see --list")
+    b.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported (default 3)")
+    b.add_argument("--list", action="store_true", help="list the cases")
+    b.set_defaults(fn=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from ._core import ScenarioError
+    try:
+        return args.fn(args) or 0
+    except ScenarioError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

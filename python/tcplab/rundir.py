@@ -1,0 +1,254 @@
+"""Load a finished run directory (the contract the Rust core and the CLI write).
+
+    DIR/summary.json         run summary: links[], flows[], optional "bottleneck"
+    DIR/trace_tcp.parquet    one row per TCP trace record (both sides)
+    DIR/trace_cam.parquet    Vegas congestion-avoidance decisions (optional)
+    DIR/trace_link.parquet   link arrive/depart/drop events
+    DIR/scenario.toml        the scenario as run
+
+``RunData.load(dir)`` reads summary.json eagerly and each parquet file on first use, so
+a missing trace only fails the call that needs it, with an error naming the file.
+Everything returned is a polars DataFrame (``.to_pandas()`` works).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+__all__ = ["RunData", "RunDirError", "as_run", "KB"]
+
+KB = 1024  # the seeds' KB (000 README: "KB" of data is 1024 bytes)
+
+_TCP_COLS = [
+    "conn", "side", "t_s", "kind", "snd_una", "snd_nxt", "cwnd", "ssthresh", "snd_wnd",
+    "unacked", "srtt_s", "rto_s", "seq", "len",
+]
+_LINK_COLS = ["link", "t_s", "event", "bytes", "qlen_pkts", "reason"]
+_CAM_SCHEMA = {
+    "conn": pl.String, "t_s": pl.Float64, "expected_KBps": pl.Float64, "actual_KBps": pl.Float64,
+    "diff_buffers": pl.Float64, "alpha": pl.Float64, "beta": pl.Float64, "decision": pl.Int8,
+}
+
+
+class RunDirError(FileNotFoundError):
+    """A run directory is missing a file, or a file lacks what the contract promises."""
+
+
+def _need(path: Path, what: str) -> Path:
+    if not path.is_file():
+        raise RunDirError(f"{path}: no such file ({what}); is {path.parent} a tcplab run directory?")
+    return path
+
+
+def _read_parquet(path: Path, what: str, required: list[str]) -> pl.DataFrame:
+    _need(path, what)
+    try:
+        df = pl.read_parquet(path)
+    except Exception as e:  # corrupt / not parquet
+        raise RunDirError(f"{path}: cannot read {what}: {e}") from e
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise RunDirError(f"{path}: missing column(s) {missing} ({what})")
+    return df
+
+
+class RunData:
+    """A finished run, read from its directory. Build with :meth:`load`."""
+
+    def __init__(self, dir: str | Path, summary: dict[str, Any]):
+        self.dir = Path(dir)
+        self.summary = summary
+        self._tcp: pl.DataFrame | None = None
+        self._link: pl.DataFrame | None = None
+        self._cam: pl.DataFrame | None = None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def load(cls, dir: str | Path) -> "RunData":
+        d = Path(dir)
+        if not d.is_dir():
+            raise RunDirError(f"{d}: not a directory (expected a tcplab run directory)")
+        p = _need(d / "summary.json", "run summary")
+        try:
+            summary = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise RunDirError(f"{p}: invalid JSON: {e}") from e
+        for key in ("flows", "links"):
+            if not isinstance(summary.get(key), list):
+                raise RunDirError(f"{p}: key {key!r} missing or not a list")
+        return cls(d, summary)
+
+    def __repr__(self) -> str:
+        return f"RunData({str(self.dir)!r}, scenario={self.summary.get('scenario')!r})"
+
+    # ------------------------------------------------------------------ summary tables
+    @property
+    def flows(self) -> pl.DataFrame:
+        return pl.DataFrame(self.summary["flows"], infer_schema_length=None) if self.summary["flows"] else pl.DataFrame()
+
+    @property
+    def links(self) -> pl.DataFrame:
+        rows = []
+        for lk in self.summary["links"]:
+            r = {k: v for k, v in lk.items() if k != "drops_by_reason"}
+            for reason, n in (lk.get("drops_by_reason") or {}).items():
+                r[f"drops_{reason}"] = n
+            rows.append(r)
+        if not rows:
+            return pl.DataFrame()
+        df = pl.DataFrame(rows, infer_schema_length=None)
+        drop_cols = sorted(c for c in df.columns if c.startswith("drops_"))
+        if drop_cols:
+            df = df.with_columns(pl.col(drop_cols).fill_null(0))
+        return df
+
+    @property
+    def conns(self) -> list[str]:
+        return [f["name"] for f in self.summary["flows"]]
+
+    @property
+    def link_names(self) -> list[str]:
+        return [lk["name"] for lk in self.summary["links"]]
+
+    def flow(self, conn: str) -> dict[str, Any]:
+        for f in self.summary["flows"]:
+            if f["name"] == conn:
+                return f
+        raise KeyError(f"no flow {conn!r} in {self.dir / 'summary.json'}; flows: {self.conns}")
+
+    def link(self, name: str) -> dict[str, Any]:
+        for lk in self.summary["links"]:
+            if lk["name"] == name:
+                return lk
+        raise KeyError(f"no link {name!r} in {self.dir / 'summary.json'}; links: {self.link_names}")
+
+    @property
+    def bottleneck(self) -> str | None:
+        """summary["bottleneck"] if present, else the link with the highest utilization."""
+        b = self.summary.get("bottleneck")
+        if b:
+            return b
+        links = self.summary["links"]
+        if not links:
+            return None
+        return max(links, key=lambda lk: lk.get("utilization") or 0.0)["name"]
+
+    @property
+    def sim_end_s(self) -> float:
+        end = self.summary.get("sim_end_s")
+        if end is None:
+            end = self.tcp_all()["t_s"].max() if self.has_tcp else 0.0
+        return float(end or 0.0)
+
+    # ------------------------------------------------------------------ traces
+    @property
+    def has_tcp(self) -> bool:
+        return (self.dir / "trace_tcp.parquet").is_file()
+
+    @property
+    def has_link(self) -> bool:
+        return (self.dir / "trace_link.parquet").is_file()
+
+    def tcp_all(self) -> pl.DataFrame:
+        if self._tcp is None:
+            self._tcp = _read_parquet(self.dir / "trace_tcp.parquet", "TCP trace", _TCP_COLS)
+        return self._tcp
+
+    def trace(self, conn: str | None = None, side: str | None = "snd") -> pl.DataFrame:
+        """TCP trace rows of ``conn`` (all conns if None) on ``side`` ("snd", "rcv", None=both),
+        in time order."""
+        df = self.tcp_all()
+        if conn is not None:
+            if conn not in self.conns and df.filter(pl.col("conn") == conn).height == 0:
+                raise KeyError(f"no connection {conn!r} in {self.dir}; flows: {self.conns}")
+            df = df.filter(pl.col("conn") == conn)
+        if side is not None:
+            df = df.filter(pl.col("side") == side)
+        return df.sort("t_s", maintain_order=True)
+
+    def cam(self, conn: str | None = None) -> pl.DataFrame:
+        """Vegas CAM rows (empty frame with the contract's columns if the file is absent)."""
+        if self._cam is None:
+            p = self.dir / "trace_cam.parquet"
+            if p.is_file():
+                self._cam = _read_parquet(p, "Vegas CAM trace", list(_CAM_SCHEMA))
+            else:
+                self._cam = pl.DataFrame(schema=_CAM_SCHEMA)
+        df = self._cam
+        if conn is not None:
+            df = df.filter(pl.col("conn") == conn)
+        return df.sort("t_s", maintain_order=True)
+
+    def link_events(self, link: str | None = None) -> pl.DataFrame:
+        if self._link is None:
+            self._link = _read_parquet(self.dir / "trace_link.parquet", "link trace", _LINK_COLS)
+        df = self._link
+        if link is not None:
+            if link not in self.link_names and df.filter(pl.col("link") == link).height == 0:
+                raise KeyError(f"no link {link!r} in {self.dir}; links: {self.link_names}")
+            df = df.filter(pl.col("link") == link)
+        return df.sort("t_s", maintain_order=True)
+
+    def queue(self, link: str | None = None, interval: float | None = None) -> pl.DataFrame:
+        """Queue length of ``link`` (default: the bottleneck).
+
+        interval=None: the step function, columns t_s, qlen_pkts (length after each event).
+        interval=x: per-interval statistics t_s (interval start), min_pkts, max_pkts,
+        avg_pkts (time-weighted), for intervals covering [0, sim_end)."""
+        link = link or self.bottleneck
+        ev = self.link_events(link).select("t_s", "qlen_pkts")
+        if interval is None:
+            return ev
+        return queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval,
+                               max(self.sim_end_s, float(ev["t_s"].max() or 0.0)))
+
+
+def queue_intervals(t, q, interval: float, end: float) -> pl.DataFrame:
+    """Min/max/time-weighted-average of a step function (value q[i] from t[i] on, 0 before
+    t[0]) over consecutive intervals [k*interval, (k+1)*interval) up to ``end``."""
+    import numpy as np
+
+    if interval <= 0:
+        raise ValueError("interval must be > 0")
+    t = np.asarray(t, dtype=float)
+    q = np.asarray(q, dtype=float)
+    nb = max(1, int(np.ceil(end / interval - 1e-9)))
+    edges = np.arange(nb + 1) * interval
+    # value in force at each bin start
+    idx = np.searchsorted(t, edges[:-1], side="right") - 1
+    start_val = np.where(idx >= 0, q[np.clip(idx, 0, None)] if len(q) else 0.0, 0.0)
+    mn = start_val.copy()
+    mx = start_val.copy()
+    b = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, nb - 1)
+    inside = t < edges[-1]
+    if inside.any():
+        np.minimum.at(mn, b[inside], q[inside])
+        np.maximum.at(mx, b[inside], q[inside])
+    # time-weighted average: integrate the step function
+    bt = np.concatenate([t, edges])
+    bv_idx = np.searchsorted(t, bt, side="right") - 1
+    order = np.argsort(bt, kind="stable")
+    bt = bt[order]
+    vals = np.where(bv_idx[order] >= 0, q[np.clip(bv_idx[order], 0, None)] if len(q) else 0.0, 0.0)
+    seg_dt = np.diff(bt)
+    seg_area = vals[:-1] * seg_dt
+    seg_bin = np.clip(np.searchsorted(edges, bt[:-1], side="right") - 1, 0, nb - 1)
+    seg_area = np.where(bt[:-1] < edges[-1], seg_area, 0.0)
+    area = np.zeros(nb)
+    np.add.at(area, seg_bin, seg_area)
+    return pl.DataFrame({"t_s": edges[:-1], "min_pkts": mn, "max_pkts": mx, "avg_pkts": area / interval})
+
+
+def as_run(run: Any) -> Any:
+    """A RunData from a path; anything else with the RunData attributes passes through."""
+    if isinstance(run, (str, Path)):
+        return RunData.load(run)
+    if hasattr(run, "run_dir") and not hasattr(run, "tcp_all"):
+        return RunData.load(run.run_dir)
+    if hasattr(run, "dir") and not hasattr(run, "tcp_all"):
+        return RunData.load(run.dir)
+    return run

@@ -1,0 +1,64 @@
+"""Shared pytest setup.
+
+Plot/report fixtures (prefix ``plots_``): by default they build synthetic run directories
+with tests/synthrun.py. Point them at real runs with
+
+    TCPLAB_PLOT_RUNS=/path/run1:/path/run2 pytest tests/test_plots.py tests/test_report.py
+
+(``os.pathsep``-separated run directories); every structural test then runs on each.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+_ROOT = Path(__file__).resolve().parent.parent
+_TESTS = Path(__file__).resolve().parent
+
+if str(_TESTS) not in sys.path:
+    sys.path.insert(0, str(_TESTS))
+try:  # an installed/developed tcplab wins; otherwise use the source tree
+    import tcplab.rundir  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(_ROOT / "python"))
+
+
+def _plot_runs_from_env() -> list[Path] | None:
+    v = os.environ.get("TCPLAB_PLOT_RUNS")
+    if not v:
+        return None
+    return [Path(p) for p in v.split(os.pathsep) if p]
+
+
+@pytest.fixture(scope="session")
+def plots_synth_dirs(tmp_path_factory) -> dict[str, Path]:
+    """Synthetic run directories: a Reno 1 MB transfer (slow-start losses, a coarse
+    timeout, fast retransmits), a Vegas 1 MB transfer (CAM trace), and three timed Reno
+    flows sharing the bottleneck (no "bottleneck" key: chosen by utilization)."""
+    from synthrun import make_synthetic_run
+
+    base = tmp_path_factory.mktemp("plots_runs")
+    return {
+        "reno": make_synthetic_run(base / "reno"),
+        "vegas": make_synthetic_run(base / "vegas", variant="vegas"),
+        "multi": make_synthetic_run(base / "multi", flows=3, transfer_bytes=None, duration_s=12.0,
+                                    bottleneck_key=False, with_cam_file=False, seed=3),
+    }
+
+
+@pytest.fixture(scope="session")
+def plots_run_dirs(plots_synth_dirs) -> list[Path]:
+    """The run directories every plot/report test runs on (env TCPLAB_PLOT_RUNS overrides)."""
+    return _plot_runs_from_env() or list(plots_synth_dirs.values())
+
+
+@pytest.fixture(scope="session")
+def plots_artifacts_dir() -> Path:
+    """Where screenshots and sample outputs go: $TCPLAB_TEST_ARTIFACTS or target/test-artifacts."""
+    d = Path(os.environ.get("TCPLAB_TEST_ARTIFACTS", _ROOT / "target" / "test-artifacts"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
