@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
@@ -49,7 +49,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .rundir import KB, RunData, as_run, queue_intervals
+from .rundir import KB, RunData, as_run
 
 __all__ = [
     "tcp_graph", "cam_graph", "seq_graph", "link_graph", "queue_graph", "flows_graph",

@@ -16,7 +16,7 @@ import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from . import plots
 from .rundir import RunData, as_run
@@ -83,8 +83,10 @@ def _fmt(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):
-        if math.isnan(v):
-            return "—"
+        if math.isnan(v) or math.isinf(v):
+            return "—" if math.isnan(v) else str(v)
+        if v.is_integer() and abs(v) < 1e15:
+            return f"{int(v):,}"
         if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
             return f"{v:.3g}"
         if abs(v) >= 100:
@@ -192,9 +194,9 @@ def _run_section(run, anchor: str, heading: str | None = None, graphs: bool = Tr
     parts += ["<h3>Links</h3>", _table(links), "<h3>Flows</h3>", _table(flows)]
     if graphs:
         parts.append(_graphs_html(run, anchor))
-    scen = run.dir / "scenario.toml"
-    if scen.is_file():
-        parts.append(f"<details><summary>scenario.toml</summary><pre>{_e(scen.read_text(errors='replace'))}</pre></details>")
+    scen = run.scenario_text if hasattr(run, "scenario_text") else None
+    if scen:
+        parts.append(f"<details><summary>scenario.toml</summary><pre>{_e(scen)}</pre></details>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -221,11 +223,10 @@ def _graphs_html(run, anchor: str) -> str:
         parts.append("<h3>Sequence numbers</h3>")
         parts.append(_figure_html(plots.seq_graph(run, conns[:MAX_TCP_GRAPHS]),
                                   "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
-        if has_link:
-            parts.append("<h3>Throughput over time</h3>")
-            parts.append(_figure_html(plots.flows_graph(run, conns=conns[:MAX_TCP_GRAPHS]),
-                                      "Per-flow throughput from ACK progress, with the bottleneck capacity",
-                                      f"{anchor}-flows"))
+        parts.append("<h3>Throughput over time</h3>")
+        parts.append(_figure_html(plots.flows_graph(run, conns=conns[:MAX_TCP_GRAPHS]),
+                                  "Per-flow throughput from ACK progress, with the bottleneck capacity",
+                                  f"{anchor}-flows"))
     if has_link:
         for lk in _relevant_links(run):
             parts.append(f"<h3>Link {_e(lk)}</h3>")

@@ -59,12 +59,16 @@ def _read_parquet(path: Path, what: str, required: list[str]) -> pl.DataFrame:
 class RunData:
     """A finished run, read from its directory. Build with :meth:`load`."""
 
-    def __init__(self, dir: str | Path, summary: dict[str, Any]):
-        self.dir = Path(dir)
+    def __init__(self, dir: str | Path | None, summary: dict[str, Any], *, tables: dict[str, pl.DataFrame] | None = None,
+                 scenario_text: str | None = None):
+        self.dir = Path(dir) if dir is not None else Path(".")
         self.summary = summary
-        self._tcp: pl.DataFrame | None = None
-        self._link: pl.DataFrame | None = None
-        self._cam: pl.DataFrame | None = None
+        self._in_memory = tables is not None
+        tables = tables or {}
+        self._tcp: pl.DataFrame | None = tables.get("tcp")
+        self._link: pl.DataFrame | None = tables.get("link")
+        self._cam: pl.DataFrame | None = tables.get("cam")
+        self._scenario_text = scenario_text
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -81,6 +85,21 @@ class RunData:
             if not isinstance(summary.get(key), list):
                 raise RunDirError(f"{p}: key {key!r} missing or not a list")
         return cls(d, summary)
+
+    @classmethod
+    def from_tables(cls, summary: dict[str, Any], tables: dict[str, pl.DataFrame], scenario_text: str | None = None,
+                    dir: str | Path | None = None) -> "RunData":
+        """A run held in memory: ``tables`` maps "tcp", "link", "cam" to frames with the
+        run-directory columns (a missing or empty one behaves like an absent file)."""
+        t = {k: v for k, v in tables.items() if v is not None and v.height > 0}
+        return cls(dir, summary, tables=t, scenario_text=scenario_text)
+
+    @property
+    def scenario_text(self) -> str | None:
+        if self._scenario_text is not None:
+            return self._scenario_text
+        p = self.dir / "scenario.toml"
+        return p.read_text(errors="replace") if p.is_file() else None
 
     def __repr__(self) -> str:
         return f"RunData({str(self.dir)!r}, scenario={self.summary.get('scenario')!r})"
@@ -147,14 +166,19 @@ class RunData:
     # ------------------------------------------------------------------ traces
     @property
     def has_tcp(self) -> bool:
-        return (self.dir / "trace_tcp.parquet").is_file()
+        return self._tcp is not None or (not self._in_memory and (self.dir / "trace_tcp.parquet").is_file())
 
     @property
     def has_link(self) -> bool:
-        return (self.dir / "trace_link.parquet").is_file()
+        return self._link is not None or (not self._in_memory and (self.dir / "trace_link.parquet").is_file())
+
+    def _missing(self, what: str, fname: str):
+        raise RunDirError(f"in-memory run has no {what} ({fname} would hold it)")
 
     def tcp_all(self) -> pl.DataFrame:
         if self._tcp is None:
+            if self._in_memory:
+                self._missing("TCP trace", "trace_tcp.parquet")
             self._tcp = _read_parquet(self.dir / "trace_tcp.parquet", "TCP trace", _TCP_COLS)
         return self._tcp
 
@@ -174,7 +198,7 @@ class RunData:
         """Vegas CAM rows (empty frame with the contract's columns if the file is absent)."""
         if self._cam is None:
             p = self.dir / "trace_cam.parquet"
-            if p.is_file():
+            if p.is_file() and not self._in_memory:
                 self._cam = _read_parquet(p, "Vegas CAM trace", list(_CAM_SCHEMA))
             else:
                 self._cam = pl.DataFrame(schema=_CAM_SCHEMA)
@@ -185,6 +209,8 @@ class RunData:
 
     def link_events(self, link: str | None = None) -> pl.DataFrame:
         if self._link is None:
+            if self._in_memory:
+                self._missing("link trace", "trace_link.parquet")
             self._link = _read_parquet(self.dir / "trace_link.parquet", "link trace", _LINK_COLS)
         df = self._link
         if link is not None:
@@ -247,6 +273,18 @@ def as_run(run: Any) -> Any:
     """A RunData from a path; anything else with the RunData attributes passes through."""
     if isinstance(run, (str, Path)):
         return RunData.load(run)
+    if isinstance(run, RunData):
+        return run
+    if hasattr(run, "summary") and hasattr(run, "table") and not hasattr(run, "tcp_all"):
+        # tcplab.api.Run (in memory): its raw tables have the run-directory columns
+        tables = {}
+        for name in ("tcp", "link", "cam"):
+            try:
+                tables[name] = run.table(name)
+            except Exception:  # noqa: BLE001 - a table the core did not record
+                tables[name] = None
+        return RunData.from_tables(run.summary, tables, getattr(run, "scenario_text", None),
+                                   getattr(run, "dir", None))
     if hasattr(run, "run_dir") and not hasattr(run, "tcp_all"):
         return RunData.load(run.run_dir)
     if hasattr(run, "dir") and not hasattr(run, "tcp_all"):

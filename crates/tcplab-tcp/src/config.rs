@@ -22,8 +22,9 @@
 //! * `tahoe`   — RenoCc, TahoeRecovery (fast retransmit then slow start), `bsd` timers;
 //! * `reno`    — RenoCc, RenoRecovery (4.3BSD-Reno fast recovery), `bsd` timers;
 //! * `newreno` — RenoCc with ssthresh = max(FlightSize/2, 2·MSS) (RFC 5681 eq. 4),
-//!   NewRenoRecovery (RFC 6582), `fine` timers: 1 ms granularity, min RTO 200 ms
-//!   (Linux's TCP_RTO_MIN; RFC 6298 allows a lower bound below 1 s), initial RTO 1 s (RFC 6298).
+//!   NewRenoRecovery (RFC 6582), `fine` timers: 1 ms granularity, min RTO 1 s and initial RTO
+//!   1 s (RFC 6298 §2.1, §2.4; also ns-3's defaults). A 200 ms minimum (Linux) is a config
+//!   change, but combined with a 200 ms delayed-ACK receiver it causes spurious timeouts.
 
 use crate::{Nanos, MS, SEC};
 
@@ -163,7 +164,7 @@ impl EndpointConfig {
             "newreno" => (
                 CcKind::Reno { extra_eighth: false, halve_flight: true },
                 RecoveryKind::NewReno,
-                TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC },
+                TimerModel::Fine { granularity: MS, min_rto: SEC, initial_rto: SEC },
             ),
             _ => {
                 return Err(format!(

@@ -211,8 +211,11 @@ impl Endpoint {
             self.app_written = self.send_limit().saturating_sub(1).max(self.snd_max.saturating_sub(1));
         }
         self.close_requested = true;
+        // RFC 793 CLOSE: in LISTEN (or SYN-SENT with nothing queued) delete the TCB; otherwise
+        // the FIN follows the queued data once established.
         match self.state {
-            TcpState::Listen | TcpState::SynSent => self.enter_closed(None),
+            TcpState::Listen => self.enter_closed(None),
+            TcpState::SynSent if self.app_written == 0 => self.enter_closed(None),
             _ => {}
         }
     }

@@ -22,7 +22,7 @@ pub struct LinkSummary {
     pub bytes_forwarded: u64,
     pub drops: u64,
     pub drops_by_reason: BTreeMap<&'static str, u64>,
-    /// First drop times (seconds), at most 1000 listed; `drops` has the count.
+    /// First drop times (seconds), at most 100 listed; `drops` has the count.
     pub drop_times_s: Vec<f64>,
     pub utilization: f64,
     pub queue_avg_pkts: f64,
@@ -117,7 +117,7 @@ impl Summary {
                     bytes_forwarded: m.forwarded_bytes,
                     drops: m.total_drops(),
                     drops_by_reason: reasons(&m.drops),
-                    drop_times_s: m.drop_times.iter().take(1000).map(|(t, _)| t.as_secs_f64()).collect(),
+                    drop_times_s: m.drop_times.iter().take(100).map(|(t, _)| t.as_secs_f64()).collect(),
                     utilization: if now.0 == 0 { 0.0 } else { m.busy_ns as f64 / now.0 as f64 },
                     queue_avg_pkts: m.queue_avg(now),
                     system_avg_pkts: m.system_avg(now),

@@ -1,0 +1,1007 @@
+//! Scripted exchanges at exact times (smoltcp style) and a two-endpoint integrity test.
+//!
+//! Conventions: the endpoint under test is the client with ISS `C_ISS`; the scripted peer uses
+//! ISS `S_ISS`. MSS is 1000 payload bytes so sequence arithmetic is readable: data byte k has
+//! wire sequence `C_ISS + 1 + k`.
+
+use crate::config::{AckPolicy, EndpointConfig, TimerModel};
+use crate::rto::RetransmitTimer;
+use crate::*;
+
+const C_ISS: u32 = 1000;
+const S_ISS: u32 = 5000;
+const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
+
+fn cfg(variant: &str) -> EndpointConfig {
+    let mut c = EndpointConfig::for_variant(variant).unwrap();
+    c.mss = 1000;
+    c.trace = true;
+    c
+}
+
+/// NewReno with a 200 ms minimum RTO so the scripted numbers stay small.
+fn cfg_fine200() -> EndpointConfig {
+    let mut c = cfg("newreno");
+    c.timer_model = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+    c
+}
+
+fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
+    let mut v = Vec::new();
+    while let Some(s) = e.poll_transmit(now) {
+        v.push(s);
+        assert!(v.len() < 10_000, "poll_transmit never returns None");
+    }
+    v
+}
+
+/// (relative seq, len) of data segments.
+fn data(v: &[Segment]) -> Vec<(u32, u32)> {
+    v.iter().filter(|s| s.len > 0).map(|s| (s.seq.wrapping_sub(C_ISS + 1), s.len)).collect()
+}
+
+/// A peer ACK acknowledging `k` data bytes of the client.
+fn ack(k: u32, wnd: u32) -> Segment {
+    Segment { seq: S_ISS + 1, ack: C_ISS + 1 + k, flags: Flags::ACK, wnd, ..Default::default() }
+}
+
+/// Client established at t = 100 ms: SYN at 0, SYN-ACK (MSS 1000, window `peer_wnd`) at 100 ms.
+fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
+    let mut e = Endpoint::new(c, C_ISS);
+    e.connect(0);
+    let out = drain(&mut e, 0);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].flags, Flags::SYN);
+    e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: peer_wnd, mss: Some(1000), ..Default::default() });
+    let out = drain(&mut e, 100 * MS);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].flags, Flags::ACK);
+    assert_eq!(e.state(), TcpState::Established);
+    e
+}
+
+/// Server (receiver) established at t = 100 ms.
+fn open_receiver(c: EndpointConfig) -> Endpoint {
+    let mut r = Endpoint::new(c, S_ISS);
+    r.listen();
+    r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
+    let out = drain(&mut r, 0);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].flags, SYNACK);
+    r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+    assert!(drain(&mut r, 100 * MS).is_empty());
+    assert_eq!(r.state(), TcpState::Established);
+    r
+}
+
+/// A client data segment of `len` bytes at data offset `k`.
+fn dseg(k: u32, len: u32) -> Segment {
+    Segment { seq: C_ISS + 1 + k, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, len, ..Default::default() }
+}
+
+fn acks_of(v: &[Segment]) -> Vec<u32> {
+    v.iter().map(|s| s.ack.wrapping_sub(C_ISS + 1)).collect()
+}
+
+fn bsd_est(e: &Endpoint) -> crate::rto::BsdRto {
+    match e.rto_timer() {
+        RetransmitTimer::Bsd { est, .. } => *est,
+        _ => panic!("not bsd"),
+    }
+}
+
+// ------------------------------------------------------------------ registry, segments
+
+#[test]
+fn registry_and_defaults() {
+    for v in ["tahoe", "reno", "newreno"] {
+        let c = EndpointConfig::for_variant(v).unwrap();
+        assert_eq!(c.initial_window_segments, 1);
+        assert_eq!(c.initial_ssthresh, 65535);
+        assert_eq!(c.dupack_threshold, 3);
+        assert_eq!(c.ack_policy, AckPolicy::EveryPacket);
+    }
+    assert_eq!(EndpointConfig::for_variant("reno").unwrap().timer_model, TimerModel::Bsd);
+    assert!(matches!(EndpointConfig::for_variant("newreno").unwrap().timer_model, TimerModel::Fine { .. }));
+    let e = EndpointConfig::for_variant("vegas").unwrap_err();
+    assert!(e.contains("tahoe") && e.contains("reno") && e.contains("newreno"), "{e}");
+}
+
+#[test]
+fn header_sizes() {
+    let mut s = Segment { len: 1000, ..Default::default() };
+    assert_eq!(s.wire_bytes(), 1040);
+    s.ts = Some((1, 2));
+    assert_eq!(s.header_bytes(), 52);
+    s.mss = Some(1460);
+    s.wscale = Some(3);
+    assert_eq!(s.header_bytes(), 60);
+}
+
+// ------------------------------------------------------------------ handshake
+
+#[test]
+fn handshake_exact_segments() {
+    let mut c = Endpoint::new(cfg("reno"), C_ISS);
+    let mut s = Endpoint::new(cfg("reno"), S_ISS);
+    s.listen();
+    c.connect(0);
+    let syn = drain(&mut c, 0);
+    assert_eq!(syn, vec![Segment { seq: C_ISS, ack: 0, flags: Flags::SYN, wnd: 50 * 1024, mss: Some(1000), ..Default::default() }]);
+    s.on_segment(50 * MS, &syn[0]);
+    let synack = drain(&mut s, 50 * MS);
+    assert_eq!(synack, vec![Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: 50 * 1024, mss: Some(1000), ..Default::default() }]);
+    c.on_segment(100 * MS, &synack[0]);
+    assert_eq!(c.state(), TcpState::Established);
+    let a = drain(&mut c, 100 * MS);
+    assert_eq!(a, vec![Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 50 * 1024, ..Default::default() }]);
+    s.on_segment(150 * MS, &a[0]);
+    assert_eq!(s.state(), TcpState::Established);
+    assert!(drain(&mut s, 150 * MS).is_empty());
+    // The SYN exchange is the first RTT sample: 0 ticks → seed 001 Table 1 row 1.
+    let e = bsd_est(&c);
+    assert_eq!((e.srtt, e.rttvar, e.rxtcur), (8, 2, 3));
+    assert_eq!(c.cwnd(), 1000);
+}
+
+#[test]
+fn handshake_options_timestamps_and_scaling() {
+    let mut cc = cfg("newreno");
+    cc.timestamps = true;
+    cc.window_scaling = true;
+    cc.recv_buffer = 256 * 1024;
+    let mut c = Endpoint::new(cc.clone(), C_ISS);
+    let mut s = Endpoint::new(cc, S_ISS);
+    s.listen();
+    c.connect(0);
+    let syn = drain(&mut c, 0);
+    assert_eq!(syn[0].wscale, Some(3)); // 65535 << 3 ≥ 256 KB
+    assert_eq!(syn[0].ts, Some((1, 0)));
+    assert_eq!(syn[0].wnd, 65535);
+    assert_eq!(syn[0].header_bytes(), 40 + 4 + 4 + 12);
+    s.on_segment(10 * MS, &syn[0]);
+    let sa = drain(&mut s, 10 * MS);
+    assert_eq!(sa[0].ts, Some((11, 1)));
+    assert_eq!(sa[0].wscale, Some(3));
+    c.on_segment(20 * MS, &sa[0]);
+    // Timestamps take 12 bytes of payload (4.4BSD).
+    assert_eq!(c.mss(), 988);
+    c.app_write(5000);
+    let out = drain(&mut c, 20 * MS);
+    assert_eq!(out.len(), 1); // the handshake ACK carries the first data
+    assert_eq!(out[0].len, 988);
+    assert_eq!(out[0].ts, Some((21, 11)));
+    assert_eq!(out[0].wnd, 256 * 1024); // scaled window, multiple of 8
+    assert_eq!(out[0].wire_bytes(), 988 + 52);
+}
+
+#[test]
+fn options_ignored_when_peer_does_not_offer() {
+    let mut cc = cfg("reno");
+    cc.timestamps = true;
+    cc.window_scaling = true;
+    let mut c = Endpoint::new(cc, C_ISS);
+    c.connect(0);
+    drain(&mut c, 0);
+    c.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: 8000, mss: Some(1460), ..Default::default() });
+    assert_eq!(c.mss(), 1000);
+    c.app_write(1000);
+    let out = drain(&mut c, 100 * MS);
+    assert_eq!(out[0].ts, None);
+    assert_eq!(out[0].header_bytes(), 40);
+}
+
+// ------------------------------------------------------------------ slow start / CA
+
+#[test]
+fn slow_start_growth_per_ack() {
+    let mut e = open_sender(cfg("reno"), 65535);
+    e.app_write(100_000);
+    let mut t = 100 * MS;
+    assert_eq!(data(&drain(&mut e, t)), vec![(0, 1000)]);
+    t += 100 * MS;
+    e.on_segment(t, &ack(1000, 65535));
+    assert_eq!(e.cwnd(), 2000);
+    assert_eq!(data(&drain(&mut e, t)), vec![(1000, 1000), (2000, 1000)]);
+    e.on_segment(t + MS, &ack(2000, 65535));
+    assert_eq!(e.cwnd(), 3000);
+    assert_eq!(data(&drain(&mut e, t + MS)), vec![(3000, 1000), (4000, 1000)]);
+    e.on_segment(t + 2 * MS, &ack(3000, 65535));
+    assert_eq!(e.cwnd(), 4000);
+    assert_eq!(data(&drain(&mut e, t + 2 * MS)), vec![(5000, 1000), (6000, 1000)]);
+    assert_eq!(e.stats().max_cwnd_bytes, 4000);
+    // Partial-segment ACK still counts as one ACK (BSD counts ACKs, not bytes).
+    e.on_segment(t + 3 * MS, &ack(3500, 65535));
+    assert_eq!(e.cwnd(), 5000);
+}
+
+#[test]
+fn congestion_avoidance_one_mss_per_rtt() {
+    let mut c = cfg("reno");
+    c.initial_ssthresh = 2000;
+    let mut e = open_sender(c, 65535);
+    e.app_write(10_000_000);
+    let mut t = 100 * MS;
+    let mut outstanding = data(&drain(&mut e, t));
+    let mut model_cwnd: u32 = 1000;
+    let mut per_round = Vec::new();
+    let mut starts = Vec::new();
+    for _round in 0..8 {
+        let start = e.cwnd();
+        starts.push(start);
+        t += 100 * MS;
+        let mut next = Vec::new();
+        for (seq, len) in outstanding.drain(..) {
+            e.on_segment(t, &ack(seq + len, 65535));
+            // Reference: BSD "open the congestion window", no 1/8 term.
+            model_cwnd += if model_cwnd > 2000 { 1000 * 1000 / model_cwnd } else { 1000 };
+            assert_eq!(e.cwnd(), model_cwnd);
+            next.extend(data(&drain(&mut e, t)));
+            t += MS;
+        }
+        outstanding = next;
+        per_round.push(e.cwnd() as i64 - start as i64);
+    }
+    // Rounds after slow start: each RTT adds just under one MSS.
+    // With n = floor(cwnd/MSS) segments per RTT the increase is n·MSS²/cwnd ∈ (MSS − MSS²/cwnd, MSS].
+    for (d, s) in per_round[3..].iter().zip(&starts[3..]) {
+        let n = (*s / 1000) as i64;
+        let lo = n * 1000 * 1000 / (*s as i64 + 1000);
+        assert!(*d > lo && *d <= 1000, "per-RTT increase {d} from {s} ({per_round:?})");
+    }
+}
+
+// ------------------------------------------------------------------ fast retransmit / recovery
+
+fn ten_out(variant: &str) -> (Endpoint, Nanos) {
+    let mut c = cfg(variant);
+    c.initial_window_segments = 10;
+    let mut e = open_sender(c, 65535);
+    e.app_write(1_000_000);
+    let out = data(&drain(&mut e, 100 * MS));
+    assert_eq!(out.len(), 10);
+    assert_eq!(out[9], (9000, 1000));
+    (e, 200 * MS)
+}
+
+#[test]
+fn three_dupacks_fast_retransmit_reno() {
+    let (mut e, t) = ten_out("reno");
+    for i in 0..2 {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+        assert!(drain(&mut e, t + i * MS).is_empty());
+    }
+    e.on_segment(t + 2 * MS, &ack(0, 65535));
+    let out = drain(&mut e, t + 2 * MS);
+    assert_eq!(data(&out), vec![(0, 1000)]);
+    assert_eq!(e.ssthresh(), 5000);
+    assert_eq!(e.cwnd(), 8000);
+    assert!(e.in_recovery());
+    assert_eq!(e.stats().fast_retransmits, 1);
+    assert_eq!(e.stats().retransmitted_segments, 1);
+    let tr = e.take_trace();
+    assert_eq!(tr.rows_of(TraceKind::FastRetransmit).count(), 1);
+    assert_eq!(tr.rows_of(TraceKind::DupAck).count(), 3);
+    assert_eq!(tr.rows_of(TraceKind::Retransmit).count(), 1);
+}
+
+#[test]
+fn three_dupacks_fast_retransmit_tahoe_then_slow_start() {
+    let (mut e, t) = ten_out("tahoe");
+    for i in 0..3 {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+    }
+    let out = drain(&mut e, t + 2 * MS);
+    assert_eq!(data(&out), vec![(0, 1000)]);
+    assert_eq!((e.ssthresh(), e.cwnd()), (5000, 1000));
+    assert!(!e.in_recovery());
+    // Further dup ACKs do nothing in Tahoe.
+    e.on_segment(t + 3 * MS, &ack(0, 65535));
+    assert!(drain(&mut e, t + 3 * MS).is_empty());
+    assert_eq!(e.cwnd(), 1000);
+    // The retransmission fills the hole: slow start from 1 segment resumes after snd_max.
+    e.on_segment(t + 100 * MS, &ack(10_000, 65535));
+    assert_eq!(e.cwnd(), 2000);
+    assert_eq!(data(&drain(&mut e, t + 100 * MS)), vec![(10_000, 1000), (11_000, 1000)]);
+}
+
+#[test]
+fn reno_inflation_and_deflation() {
+    let (mut e, t) = ten_out("reno");
+    for i in 0..3 {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+    }
+    assert_eq!(data(&drain(&mut e, t + 2 * MS)), vec![(0, 1000)]);
+    // Dup ACKs 4 and 5 inflate to 9000, 10000: flight is 10000, nothing new.
+    for (i, cw) in [(3, 9000), (4, 10_000)] {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+        assert_eq!(e.cwnd(), cw);
+        assert!(drain(&mut e, t + i * MS).is_empty());
+    }
+    // Dup ACKs 6 and 7 open room for one new segment each.
+    e.on_segment(t + 5 * MS, &ack(0, 65535));
+    assert_eq!(data(&drain(&mut e, t + 5 * MS)), vec![(10_000, 1000)]);
+    e.on_segment(t + 6 * MS, &ack(0, 65535));
+    assert_eq!(e.cwnd(), 12_000);
+    assert_eq!(data(&drain(&mut e, t + 6 * MS)), vec![(11_000, 1000)]);
+    // The new ACK deflates cwnd to ssthresh, then (as 4.4BSD) opens it once: cwnd == ssthresh
+    // is still slow start, so +1 MSS.
+    e.on_segment(t + 100 * MS, &ack(10_000, 65535));
+    assert!(!e.in_recovery());
+    assert_eq!(e.cwnd(), 5000 + 1000);
+    // flight 2000 → four new segments.
+    assert_eq!(data(&drain(&mut e, t + 100 * MS)), vec![(12_000, 1000), (13_000, 1000), (14_000, 1000), (15_000, 1000)]);
+    let tr = e.take_trace();
+    assert_eq!(tr.rows_of(TraceKind::RecoveryEnter).count(), 1);
+    assert_eq!(tr.rows_of(TraceKind::RecoveryExit).count(), 1);
+}
+
+#[test]
+fn newreno_partial_ack() {
+    let (mut e, t) = ten_out("newreno");
+    // Segments 0 and 4000 lost. Dup ACKs from segments 1000, 2000, 3000.
+    for i in 0..3 {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+    }
+    assert_eq!(data(&drain(&mut e, t + 2 * MS)), vec![(0, 1000)]);
+    assert_eq!((e.ssthresh(), e.cwnd()), (5000, 8000));
+    // Dup ACKs from 5000..9000: cwnd 13000 → three new segments.
+    let mut sent = Vec::new();
+    for i in 3..8 {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+        sent.extend(data(&drain(&mut e, t + i * MS)));
+    }
+    assert_eq!(e.cwnd(), 13_000);
+    assert_eq!(sent, vec![(10_000, 1000), (11_000, 1000), (12_000, 1000)]);
+    // Partial ACK (retransmitted 0 arrived): retransmit 4000 at once, deflate by 4000, +1 MSS.
+    e.on_segment(t + 100 * MS, &ack(4000, 65535));
+    assert!(e.in_recovery());
+    assert_eq!(e.cwnd(), 13_000 - 4000 + 1000);
+    assert_eq!(data(&drain(&mut e, t + 100 * MS)), vec![(4000, 1000), (13_000, 1000)]);
+    assert_eq!(e.stats().fast_retransmits, 1);
+    assert_eq!(e.stats().retransmitted_segments, 2);
+    // Full ACK (covers recover = 10000): cwnd = min(ssthresh, flight + MSS) = 2000; exit.
+    e.on_segment(t + 200 * MS, &ack(13_000, 65535));
+    assert!(!e.in_recovery());
+    assert_eq!(e.cwnd(), 2000);
+    assert_eq!(data(&drain(&mut e, t + 200 * MS)), vec![(14_000, 1000)]);
+}
+
+#[test]
+fn newreno_no_second_fast_retransmit_below_recover() {
+    let (mut e, t) = ten_out("newreno");
+    for i in 0..3 {
+        e.on_segment(t + i * MS, &ack(0, 65535));
+    }
+    drain(&mut e, t + 2 * MS);
+    // Timeout while in recovery: recover = snd_max, recovery left.
+    let deadline = e.next_timer().unwrap();
+    e.on_timer(deadline);
+    assert_eq!(data(&drain(&mut e, deadline)), vec![(0, 1000)]);
+    assert!(!e.in_recovery());
+    // Late dup ACKs for a sequence below recover must not trigger another fast retransmit.
+    e.on_segment(deadline + MS, &ack(1000, 65535));
+    drain(&mut e, deadline + MS);
+    for i in 2..6 {
+        e.on_segment(deadline + i * MS, &ack(1000, 65535));
+    }
+    assert_eq!(e.stats().fast_retransmits, 1);
+}
+
+// ------------------------------------------------------------------ RTO and Karn
+
+#[test]
+fn rto_expiry_and_backoff_bsd() {
+    let mut e = open_sender(cfg("reno"), 65535);
+    e.app_write(1000);
+    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+    assert_eq!(e.next_timer(), None); // bsd: the host's ticks drive the RTO
+    let mut retx_at = Vec::new();
+    let mut tick = 500 * MS;
+    while tick <= 11 * SEC {
+        e.on_slow_tick(tick);
+        if !data(&drain(&mut e, tick)).is_empty() {
+            retx_at.push(tick / MS);
+        }
+        tick += 500 * MS;
+    }
+    // rxtcur 3 ticks; then ×2 = 6 ticks; then ×4 = 12 ticks.
+    assert_eq!(retx_at, vec![1500, 4500, 10_500]);
+    assert_eq!(e.stats().coarse_timeouts, 3);
+    assert_eq!(e.stats().largest_timeout_gap, 6000 * MS);
+    assert_eq!((e.cwnd(), e.ssthresh()), (1000, 2000));
+    let tr = e.take_trace();
+    // Slow-tick rows only while data is outstanding: all 22 ticks here.
+    assert_eq!(tr.rows_of(TraceKind::SlowTick).count(), 22);
+    assert_eq!(tr.rows_of(TraceKind::Timeout).count(), 3);
+}
+
+#[test]
+fn rto_expiry_and_backoff_fine() {
+    let mut e = open_sender(cfg_fine200(), 65535);
+    e.app_write(1000);
+    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+    // SRTT 100 ms, RTTVAR 50 ms → RTO 300 ms.
+    assert_eq!(e.next_timer(), Some(400 * MS));
+    let mut retx_at = Vec::new();
+    for _ in 0..3 {
+        let t = e.next_timer().unwrap();
+        e.on_timer(t);
+        assert_eq!(data(&drain(&mut e, t)), vec![(0, 1000)]);
+        retx_at.push(t / MS);
+    }
+    assert_eq!(retx_at, vec![400, 1000, 2200]);
+    assert_eq!(e.next_timer(), Some(2200 * MS + 2400 * MS));
+    assert_eq!(e.stats().coarse_timeouts, 3);
+}
+
+#[test]
+fn karn_rule_bsd() {
+    let mut e = open_sender(cfg("reno"), 65535);
+    e.app_write(1000);
+    drain(&mut e, 100 * MS);
+    for k in 1..=3 {
+        e.on_slow_tick(k * 500 * MS);
+    }
+    assert_eq!(data(&drain(&mut e, 1500 * MS)), vec![(0, 1000)]);
+    assert_eq!(bsd_est(&e).rxtcur, 6);
+    // ACK of the retransmitted segment: no sample, backoff retained.
+    e.on_segment(1600 * MS, &ack(1000, 65535));
+    let est = bsd_est(&e);
+    assert_eq!((est.srtt, est.rttvar, est.rxtshift, est.rxtcur), (8, 2, 1, 6));
+    // New segment: timed; its ACK (0 ticks) is a valid sample and clears the backoff.
+    e.app_write(1000);
+    assert_eq!(data(&drain(&mut e, 1600 * MS)), vec![(1000, 1000)]);
+    e.on_segment(1700 * MS, &ack(2000, 65535));
+    let est = bsd_est(&e);
+    assert_eq!((est.srtt, est.rttvar, est.rxtshift, est.rxtcur), (7, 3, 0, 3));
+}
+
+#[test]
+fn karn_rule_fine() {
+    let mut e = open_sender(cfg_fine200(), 65535);
+    e.app_write(1000);
+    drain(&mut e, 100 * MS);
+    e.on_timer(400 * MS);
+    drain(&mut e, 400 * MS);
+    e.on_segment(450 * MS, &ack(1000, 65535));
+    match e.rto_timer() {
+        RetransmitTimer::Fine { est, .. } => {
+            assert_eq!(est.srtt, Some(100 * MS));
+            assert_eq!(est.backoffs, 1);
+            assert_eq!(est.rto(), 600 * MS);
+        }
+        _ => unreachable!(),
+    }
+    e.app_write(1000);
+    drain(&mut e, 450 * MS);
+    e.on_segment(550 * MS, &ack(2000, 65535));
+    match e.rto_timer() {
+        RetransmitTimer::Fine { est, .. } => {
+            assert_eq!(est.backoffs, 0);
+            assert_eq!(est.srtt, Some(100 * MS));
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// Seed 001 Table 1 driven through the endpoint: ACKs arrive 0 or 1 slow ticks after the timed
+/// segment left, in the table's order.
+#[test]
+fn table1_through_endpoint() {
+    let rows: [(u32, i32, i32, i32); 11] = [(0, 7, 3, 3), (0, 7, 3, 3), (1, 8, 4, 5), (0, 7, 4, 4), (0, 7, 3, 3), (0, 7, 3, 3), (0, 7, 3, 3), (0, 7, 3, 3), (0, 7, 3, 3), (0, 7, 3, 3), (1, 8, 4, 5)];
+    let mut e = open_sender(cfg("reno"), 65535);
+    let est = bsd_est(&e);
+    assert_eq!((est.srtt, est.rttvar, est.table_rto()), (8, 2, 3)); // row 1, from the SYN
+    let mut t = 100 * MS;
+    let mut acked = 0;
+    for (i, &(ticks, sa, sd, rto)) in rows.iter().enumerate() {
+        e.app_write(1000);
+        assert_eq!(data(&drain(&mut e, t)).len(), 1);
+        for _ in 0..ticks {
+            t += 10 * MS;
+            e.on_slow_tick(t);
+        }
+        t += 10 * MS;
+        acked += 1000;
+        e.on_segment(t, &ack(acked, 65535));
+        let est = bsd_est(&e);
+        assert_eq!((est.srtt, est.rttvar, est.table_rto()), (sa, sd, rto), "row {}", i + 2);
+    }
+}
+
+// ------------------------------------------------------------------ receivers
+
+#[test]
+fn delayed_ack_at_fast_tick() {
+    let mut c = cfg("reno");
+    c.ack_policy = AckPolicy::BsdDelayed;
+    let mut r = open_receiver(c);
+    r.on_segment(200 * MS, &dseg(0, 1000));
+    assert!(drain(&mut r, 200 * MS).is_empty());
+    r.on_fast_tick(300 * MS);
+    assert_eq!(acks_of(&drain(&mut r, 300 * MS)), vec![1000]);
+    // Every second full segment is acknowledged at once.
+    r.on_segment(400 * MS, &dseg(1000, 1000));
+    assert!(drain(&mut r, 400 * MS).is_empty());
+    r.on_segment(401 * MS, &dseg(2000, 1000));
+    assert_eq!(acks_of(&drain(&mut r, 401 * MS)), vec![3000]);
+    // Out of order: immediate duplicate ACK.
+    r.on_segment(402 * MS, &dseg(4000, 1000));
+    assert_eq!(acks_of(&drain(&mut r, 402 * MS)), vec![3000]);
+    // Hole filled: immediate ACK.
+    r.on_segment(403 * MS, &dseg(3000, 1000));
+    assert_eq!(acks_of(&drain(&mut r, 403 * MS)), vec![5000]);
+    // Nothing owed: the tick is silent.
+    r.on_fast_tick(500 * MS);
+    assert!(drain(&mut r, 500 * MS).is_empty());
+}
+
+#[test]
+fn delayed_ack_fine_timer() {
+    let mut c = cfg("newreno");
+    c.ack_policy = AckPolicy::BsdDelayed;
+    let mut r = open_receiver(c);
+    r.on_segment(200 * MS, &dseg(0, 1000));
+    assert!(drain(&mut r, 200 * MS).is_empty());
+    assert_eq!(r.next_timer(), Some(400 * MS));
+    r.on_timer(400 * MS);
+    assert_eq!(acks_of(&drain(&mut r, 400 * MS)), vec![1000]);
+    assert_eq!(r.next_timer(), None);
+}
+
+#[test]
+fn every_packet_receiver_acks_each_segment() {
+    let mut r = open_receiver(cfg("reno"));
+    let mut acks = Vec::new();
+    for k in 0..4 {
+        r.on_segment(200 * MS + k as u64 * MS, &dseg(k * 1000, 1000));
+        acks.extend(acks_of(&drain(&mut r, 200 * MS + k as u64 * MS)));
+    }
+    assert_eq!(acks, vec![1000, 2000, 3000, 4000]);
+    let tr = r.take_trace();
+    assert_eq!(tr.rows_of(TraceKind::Recv).count(), 4);
+    assert_eq!(tr.rows_of(TraceKind::AckSent).count(), 4);
+}
+
+#[test]
+fn tahoe_receiver_silent_on_out_of_order() {
+    let mut c = cfg("reno");
+    c.ack_policy = AckPolicy::TahoeReceiver;
+    let mut r = open_receiver(c);
+    r.on_segment(200 * MS, &dseg(0, 1000));
+    // 1000 lost; 2000..4000 arrive out of order: no ACK at all.
+    for k in 2..5 {
+        r.on_segment(200 * MS + k as u64 * MS, &dseg(k * 1000, 1000));
+        assert!(drain(&mut r, 200 * MS + k as u64 * MS).is_empty());
+    }
+    // One ACK per fast tick.
+    r.on_fast_tick(300 * MS);
+    assert_eq!(acks_of(&drain(&mut r, 300 * MS)), vec![1000]);
+    r.on_segment(310 * MS, &dseg(5000, 1000));
+    assert!(drain(&mut r, 310 * MS).is_empty());
+    r.on_fast_tick(500 * MS);
+    assert_eq!(acks_of(&drain(&mut r, 500 * MS)), vec![1000]);
+    r.on_fast_tick(700 * MS);
+    assert!(drain(&mut r, 700 * MS).is_empty());
+    // The hole fills: the window advances by 5 segments → ACK at once.
+    r.on_segment(800 * MS, &dseg(1000, 1000));
+    assert_eq!(acks_of(&drain(&mut r, 800 * MS)), vec![6000]);
+    // Contrast: a BSD receiver would have sent a dup ACK for each.
+    let mut c = cfg("reno");
+    c.ack_policy = AckPolicy::BsdDelayed;
+    let mut b = open_receiver(c);
+    b.on_segment(200 * MS, &dseg(0, 1000));
+    let mut n = 0;
+    for k in 2..5 {
+        b.on_segment(200 * MS, &dseg(k * 1000, 1000));
+        n += drain(&mut b, 200 * MS).len();
+    }
+    assert_eq!(n, 3);
+}
+
+#[test]
+fn lbl_receiver_immediate_then_delayed_then_immediate_after_idle() {
+    let mut c = cfg("reno");
+    c.ack_policy = AckPolicy::Lbl;
+    c.recv_buffer = 4000; // two windows = 8000 bytes
+    let mut r = open_receiver(c);
+    let mut t = 200 * MS;
+    let mut k = 0;
+    let mut acks_per_seg = Vec::new();
+    for _ in 0..12 {
+        r.on_segment(t, &dseg(k, 1000));
+        acks_per_seg.push(drain(&mut r, t).len());
+        k += 1000;
+        t += MS;
+    }
+    // First 8 segments (two windows) acknowledged individually, then every second one.
+    assert_eq!(acks_per_seg, vec![1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1]);
+    // Sender idle for more than the (100 ms handshake) RTT: immediate again.
+    t += 500 * MS;
+    r.on_segment(t, &dseg(k, 1000));
+    assert_eq!(drain(&mut r, t).len(), 1);
+    r.on_segment(t + MS, &dseg(k + 1000, 1000));
+    assert_eq!(drain(&mut r, t + MS).len(), 1);
+}
+
+// ------------------------------------------------------------------ windows
+
+#[test]
+fn receiver_window_limits_sender() {
+    let mut c = cfg("reno");
+    c.initial_window_segments = 10;
+    let mut e = open_sender(c, 3000);
+    e.app_write(100_000);
+    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
+    e.on_segment(200 * MS, &ack(1000, 3000));
+    assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(3000, 1000)]);
+    // Window shrinks to 1000 (right edge unchanged): nothing more.
+    e.on_segment(201 * MS, &ack(2000, 1000));
+    assert!(drain(&mut e, 201 * MS).is_empty());
+    // Window opens.
+    e.on_segment(202 * MS, &ack(2000, 5000));
+    assert_eq!(data(&drain(&mut e, 202 * MS)), vec![(4000, 1000), (5000, 1000), (6000, 1000)]);
+}
+
+#[test]
+fn receiver_advertises_free_buffer_and_probe_reopens() {
+    let mut c = cfg("reno");
+    c.recv_buffer = 4000;
+    let mut r = open_receiver(c);
+    r.set_read_rate(Some(1000.0)); // 1000 B/s: reads one segment per second
+    let mut wnds = Vec::new();
+    for k in 0..4 {
+        r.on_segment(200 * MS, &dseg(k * 1000, 1000));
+        wnds.extend(drain(&mut r, 200 * MS).iter().map(|s| s.wnd));
+    }
+    assert_eq!(wnds, vec![3000, 2000, 1000, 0]);
+    // Beyond the window: dropped, ACK with window 0.
+    r.on_segment(200 * MS, &dseg(4000, 1));
+    let o = drain(&mut r, 200 * MS);
+    assert_eq!((acks_of(&o), o[0].wnd), (vec![4000], 0));
+    assert_eq!(r.bytes_received(), 4000);
+    // The reader drains 2000 bytes by t = 2.2 s; the window update goes out (adv ≥ 2 MSS).
+    let mut update = None;
+    while let Some(t) = r.next_timer() {
+        r.on_timer(t);
+        let o = drain(&mut r, t);
+        if let Some(s) = o.first() {
+            update = Some((t, s.wnd));
+            break;
+        }
+        assert!(t < 5 * SEC);
+    }
+    assert_eq!(update, Some((2200 * MS, 2000)));
+}
+
+#[test]
+fn zero_window_persist_probe() {
+    let mut c = cfg("reno");
+    c.initial_window_segments = 4;
+    let mut e = open_sender(c, 2000);
+    e.app_write(10_000);
+    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000)]);
+    e.on_segment(200 * MS, &ack(2000, 0));
+    assert!(drain(&mut e, 200 * MS).is_empty());
+    // Persist: after the RTO a one-byte probe goes out; cwnd untouched, no coarse timeout.
+    let mut t = 0;
+    let mut probe = Vec::new();
+    for k in 1..10u64 {
+        t = k * 500 * MS;
+        e.on_slow_tick(t);
+        probe = data(&drain(&mut e, t));
+        if !probe.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(probe, vec![(2000, 1)]);
+    assert_eq!(e.stats().coarse_timeouts, 0);
+    assert_eq!(e.cwnd(), 5000);
+    // Window reopens: resend from snd_una.
+    e.on_segment(t + MS, &ack(2000, 4000));
+    // min(cwnd 5000, window 4000) → four segments.
+    assert_eq!(data(&drain(&mut e, t + MS)), vec![(2000, 1000), (3000, 1000), (4000, 1000), (5000, 1000)]);
+}
+
+// ------------------------------------------------------------------ close
+
+#[test]
+fn fin_close_both_ways_and_time_wait() {
+    let mut c = Endpoint::new(cfg("reno"), C_ISS);
+    let mut s = Endpoint::new(cfg("reno"), S_ISS);
+    s.listen();
+    c.connect(0);
+    c.app_write(1500);
+    c.app_close();
+    let mut t = 0;
+    let mut log = Vec::new();
+    for _ in 0..20 {
+        for seg in drain(&mut c, t) {
+            log.push(("c", seg.flags, seg.len));
+            s.on_segment(t + 10 * MS, &seg);
+        }
+        for seg in drain(&mut s, t + 10 * MS) {
+            log.push(("s", seg.flags, seg.len));
+            c.on_segment(t + 20 * MS, &seg);
+        }
+        t += 20 * MS;
+    }
+    assert_eq!(c.state(), TcpState::TimeWait);
+    assert!(s.is_closed());
+    assert_eq!(s.bytes_received(), 1500);
+    assert_eq!(c.stats().bytes_acked, 1500);
+    assert!(c.stats().completion_time.is_some());
+    // The last 500 bytes carry the FIN.
+    assert!(log.contains(&("c", Flags::ACK | Flags::FIN, 500)), "{log:?}");
+    let d = c.next_timer().unwrap();
+    assert!(d > SEC && d < t + SEC, "{d}");
+    c.on_timer(d - 1);
+    assert_eq!(c.state(), TcpState::TimeWait);
+    c.on_timer(d);
+    assert!(c.is_closed());
+    // A closed endpoint answers with RST.
+    c.on_segment(t + 2 * SEC, &dseg(0, 1));
+    let o = drain(&mut c, t + 2 * SEC);
+    assert!(o[0].flags.rst());
+}
+
+#[test]
+fn trace_off_records_nothing() {
+    let mut c = cfg("reno");
+    c.trace = false;
+    let mut e = open_sender(c, 65535);
+    e.app_write(5000);
+    drain(&mut e, 100 * MS);
+    e.on_segment(200 * MS, &ack(1000, 65535));
+    drain(&mut e, 200 * MS);
+    e.on_slow_tick(500 * MS);
+    let tr = e.take_trace();
+    assert!(tr.is_empty());
+    assert_eq!(tr.t.capacity(), 0);
+    assert!(tr.cam.is_empty());
+}
+
+#[test]
+fn trace_columns_relative_and_unwrapped() {
+    let mut c = cfg("reno");
+    c.initial_window_segments = 2;
+    let mut e = Endpoint::new(c, u32::MAX - 1500); // data wraps the 32-bit space
+    e.connect(0);
+    drain(&mut e, 0);
+    e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: u32::MAX - 1499, flags: SYNACK, wnd: 65535, mss: Some(1000), ..Default::default() });
+    e.app_write(4000);
+    let out = drain(&mut e, 100 * MS);
+    assert_eq!(out.iter().filter(|s| s.len > 0).map(|s| s.seq).collect::<Vec<_>>(), vec![u32::MAX - 1499, u32::MAX - 499]);
+    // ACK across the wrap.
+    e.on_segment(200 * MS, &Segment { seq: S_ISS + 1, ack: (u32::MAX - 1499).wrapping_add(2000), flags: Flags::ACK, wnd: 65535, ..Default::default() });
+    assert_eq!(e.snd_una(), 2000);
+    let tr = e.take_trace();
+    let sends: Vec<u64> = tr.rows_of(TraceKind::Send).map(|i| tr.seq[i]).collect();
+    assert_eq!(&sends[..2], &[0, 1000]);
+    let acks: Vec<u64> = tr.rows_of(TraceKind::Ack).map(|i| tr.snd_una[i]).collect();
+    assert_eq!(acks.last(), Some(&2000));
+}
+
+// ------------------------------------------------------------------ integrity over a lossy pipe
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+}
+
+struct Outcome {
+    a: Endpoint,
+    b: Endpoint,
+    end: Nanos,
+}
+
+/// Pipe parameters for [`run_link`].
+#[derive(Clone, Copy)]
+struct Link {
+    delay: Nanos,
+    rate: f64, // bytes/s
+    loss_fwd: f64,
+    loss_rev: f64,
+}
+
+/// Two endpoints joined by a FIFO pipe: 1 MB/s each way, 20 ms delay, random loss `loss`
+/// (independently per segment, both directions, control segments included), no reordering.
+/// Each host has its own BSD tick phase. `a` sends `bytes` and closes.
+fn run_pair(a_cfg: EndpointConfig, b_cfg: EndpointConfig, bytes: u64, loss: f64, seed: u64, read_rate: Option<f64>) -> Outcome {
+    let link = Link { delay: 20 * MS, rate: 1.0e6, loss_fwd: loss, loss_rev: loss };
+    run_link(a_cfg, b_cfg, bytes, None, link, seed, read_rate)
+}
+
+/// General form: `close_at` = close an unlimited writer at that time (timed transfer).
+fn run_link(a_cfg: EndpointConfig, b_cfg: EndpointConfig, bytes: u64, close_at: Option<Nanos>, link: Link, seed: u64, read_rate: Option<f64>) -> Outcome {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut a = Endpoint::new(a_cfg, 0xFFFF_F000);
+    let mut b = Endpoint::new(b_cfg, 0x1234_5678);
+    b.listen();
+    b.set_read_rate(read_rate);
+    a.connect(0);
+    a.app_write(bytes);
+    if close_at.is_none() {
+        a.app_close();
+    }
+    let mut q: [std::collections::VecDeque<(Nanos, Segment)>; 2] = Default::default();
+    let mut link_free = [0u64; 2];
+    let mut slow = [137 * MS, 311 * MS];
+    let mut fast = [37 * MS, 91 * MS];
+    let mut now = 0;
+    let limit = 3000 * SEC;
+    let mut steps = 0u64;
+    let mut closed_app = close_at.is_none();
+    loop {
+        if !closed_app && close_at.is_some_and(|c| now >= c) {
+            a.app_close();
+            closed_app = true;
+        }
+        // Transmit everything both sides have.
+        for side in 0..2 {
+            let ep = if side == 0 { &mut a } else { &mut b };
+            let loss = if side == 0 { link.loss_fwd } else { link.loss_rev };
+            while let Some(s) = ep.poll_transmit(now) {
+                let tx = (s.wire_bytes() as f64 / link.rate * 1e9) as u64;
+                link_free[side] = link_free[side].max(now) + tx;
+                if !rng.chance(loss) {
+                    q[side].push_back((link_free[side] + link.delay, s));
+                }
+            }
+        }
+        if a.is_closed() && b.is_closed() {
+            break;
+        }
+        let mut next = u64::MAX;
+        for side in 0..2 {
+            if let Some(&(t, _)) = q[side].front() {
+                next = next.min(t);
+            }
+            next = next.min(slow[side]).min(fast[side]);
+        }
+        for t in [a.next_timer(), b.next_timer()].into_iter().flatten() {
+            next = next.min(t);
+        }
+        if let (false, Some(c)) = (closed_app, close_at) {
+            next = next.min(c);
+        }
+        assert!(next >= now, "time went backwards");
+        now = next;
+        assert!(now < limit, "transfer did not terminate: a {:?} b {:?} acked {} rcvd {}", a.state(), b.state(), a.stats().bytes_acked, b.bytes_received());
+        steps += 1;
+        assert!(steps < 50_000_000);
+        for side in 0..2 {
+            let (src, dst) = if side == 0 { (&mut q[0], &mut b) } else { (&mut q[1], &mut a) };
+            while let Some(&(t, s)) = src.front() {
+                if t > now {
+                    break;
+                }
+                src.pop_front();
+                dst.on_segment(now, &s);
+            }
+        }
+        for (side, ep) in [(0usize, &mut a), (1, &mut b)] {
+            if slow[side] <= now {
+                ep.on_slow_tick(now);
+                slow[side] += 500 * MS;
+            }
+            if fast[side] <= now {
+                ep.on_fast_tick(now);
+                fast[side] += 200 * MS;
+            }
+            if ep.next_timer().is_some_and(|t| t <= now) {
+                ep.on_timer(now);
+            }
+        }
+    }
+    Outcome { a, b, end: now }
+}
+
+fn check_integrity(o: &Outcome, bytes: u64, what: &str) {
+    assert_eq!(o.b.bytes_received(), bytes, "{what}: receiver byte count");
+    assert_eq!(o.b.stats().bytes_delivered_to_app, bytes, "{what}: delivered");
+    assert_eq!(o.a.stats().bytes_acked, bytes, "{what}: acked");
+    assert!(o.b.peer_closed(), "{what}: FIN seen");
+    assert!(!o.a.stats().aborted, "{what}: sender aborted");
+    assert!(o.a.is_closed() && o.b.is_closed(), "{what}");
+    // Sequence accounting: every first-transmitted byte is counted once.
+    assert_eq!(o.a.stats().bytes_sent, bytes, "{what}: bytes sent once");
+}
+
+#[test]
+fn integrity_every_variant_and_ack_policy_over_loss() {
+    let policies = [AckPolicy::EveryPacket, AckPolicy::BsdDelayed, AckPolicy::TahoeReceiver, AckPolicy::Lbl];
+    let bytes = 300_000 + 123;
+    let mut runs = 0;
+    for variant in ["tahoe", "reno", "newreno"] {
+        for (pi, policy) in policies.iter().enumerate() {
+            for (li, loss) in [0.0, 0.01, 0.05, 0.10].into_iter().enumerate() {
+                for ts in [false, true] {
+                    let mut c = EndpointConfig::for_variant(variant).unwrap();
+                    c.mss = 1400;
+                    c.timestamps = ts;
+                    c.window_scaling = ts;
+                    c.ack_policy = *policy;
+                    let seed = (pi * 100 + li * 10 + ts as usize) as u64 + 1;
+                    let o = run_pair(c.clone(), c, bytes, loss, seed, None);
+                    let what = format!("{variant} {policy:?} loss {loss} ts {ts}");
+                    check_integrity(&o, bytes, &what);
+                    if loss > 0.0 {
+                        assert!(o.a.stats().retransmitted_segments > 0, "{what}");
+                    } else {
+                        assert_eq!(o.a.stats().retransmitted_segments, 0, "{what}");
+                    }
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 96);
+}
+
+#[test]
+fn integrity_with_slow_reader_and_small_buffers() {
+    for variant in ["tahoe", "reno", "newreno"] {
+        for loss in [0.0, 0.03] {
+            let mut c = EndpointConfig::for_variant(variant).unwrap();
+            c.mss = 1000;
+            c.recv_buffer = 6000;
+            c.send_buffer = 5000;
+            let o = run_pair(c.clone(), c, 60_000, loss, 7, Some(20_000.0));
+            check_integrity(&o, 60_000, &format!("{variant} slow reader loss {loss}"));
+            // The reader is the bottleneck: ≈ 3 s for 60 kB.
+            assert!(o.end >= 2900 * MS, "{variant}: {}", o.end);
+        }
+    }
+}
+
+#[test]
+fn lossless_reno_transfer_is_window_limited_and_deterministic() {
+    let c = EndpointConfig::for_variant("reno").unwrap();
+    let o1 = run_pair(c.clone(), c.clone(), 1_000_000, 0.0, 1, None);
+    let o2 = run_pair(c.clone(), c, 1_000_000, 0.0, 1, None);
+    assert_eq!(o1.a.stats(), o2.a.stats());
+    assert_eq!(o1.end, o2.end);
+    check_integrity(&o1, 1_000_000, "reno lossless");
+    // 50 KB send buffer over a 40 ms+ RTT at 1 MB/s: can't beat the pipe rate.
+    let dur = o1.a.stats().completion_time.unwrap() - o1.a.stats().first_send.unwrap();
+    assert!(dur > SEC, "{dur}");
+}
+
+/// Mathis et al. (1997): throughput ≈ (MSS/RTT)·sqrt(3/(2p)) for a long flow with random loss p
+/// and no queueing loss (ACK every packet). Fast link (no queue builds), 100 ms RTT, loss only on
+/// the data direction, windows large enough not to bind.
+#[test]
+fn mathis_law() {
+    for variant in ["reno", "newreno"] {
+        for p in [0.005, 0.01, 0.02] {
+            let mut c = EndpointConfig::for_variant(variant).unwrap();
+            c.mss = 1000;
+            c.window_scaling = true;
+            c.send_buffer = 1 << 20;
+            c.recv_buffer = 1 << 20;
+            c.initial_ssthresh = u32::MAX / 2;
+            let link = Link { delay: 50 * MS, rate: 100.0e6, loss_fwd: p, loss_rev: 0.0 };
+            let dur = 600 * SEC;
+            let o = run_link(c.clone(), c, u64::MAX, Some(dur), link, 99, None);
+            let rtt = 0.1;
+            let predicted = 1000.0 / rtt * (3.0 / (2.0 * p)).sqrt();
+            let got = o.a.stats().bytes_acked as f64 / (dur as f64 / 1e9);
+            let ratio = got / predicted;
+            eprintln!("mathis {variant} p={p}: {got:.0} B/s vs {predicted:.0} B/s (ratio {ratio:.2}), timeouts {}", o.a.stats().coarse_timeouts);
+            results.push((variant, p, ratio));
+        }
+    }
+}

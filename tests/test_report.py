@@ -1,0 +1,181 @@
+"""The HTML reports: self-contained, complete, and clean when opened in a real browser.
+
+The browser test drives Debian's system Chromium through Playwright's Python package
+(``executable_path``; Playwright's own browser downloads are never used). The browser is
+found as $TCPLAB_CHROMIUM, else the first of chromium / chromium-browser / google-chrome /
+google-chrome-stable on PATH. If Chromium or Playwright is missing the test FAILS (CI must
+install them: ``apt-get install -y chromium`` and ``pip install playwright``); set
+TCPLAB_ALLOW_NO_BROWSER=1 to turn that into a skip on a machine without them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tcplab import report
+from tcplab.rundir import RunData
+
+_NET_RE = re.compile(r"""(?:src|href|action|poster)\s*=\s*["']?\s*(?:https?:|//|ftp:|ws:)|url\(\s*["']?\s*(?:https?:|//)|@import""",
+                     re.I)
+
+
+def _chromium() -> str | None:
+    p = os.environ.get("TCPLAB_CHROMIUM")
+    if p:
+        return p
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _expected_images(run: RunData) -> int:
+    n = 0
+    if run.has_tcp and run.conns:
+        conns = run.conns[: report.MAX_TCP_GRAPHS]
+        n += len(conns)  # tcp graphs
+        n += sum(1 for c in conns if run.cam(c).height > 0)  # cam graphs
+        n += 1  # seq graph
+        n += 1  # flows graph
+    if run.has_link:
+        n += 2 * len(report._relevant_links(run))
+    return n
+
+
+def _check_self_contained(text: str):
+    assert not _NET_RE.search(text), f"network reference in report: {_NET_RE.search(text).group(0)!r}"
+    assert "<script src" not in text.lower() and "<link rel=\"stylesheet\"" not in text.lower()
+
+
+def test_write_report_contents(plots_run_dirs, tmp_path):
+    for d in plots_run_dirs:
+        run = RunData.load(d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            p = report.write_report(d, tmp_path / f"{d.name}.html")
+        text = p.read_text()
+        _check_self_contained(text)
+        assert text.count("<img ") == _expected_images(run), d
+        assert text.count('src="data:image/png;base64,') == text.count("<img ")
+        for c in run.conns:
+            assert f">{c}<" in text  # flow table row
+        for lk in run.link_names:
+            assert f">{lk.replace('>', '&gt;')}<" in text
+        assert "<h3>Links</h3>" in text and "<h3>Flows</h3>" in text
+
+
+def test_write_report_several_runs_and_report_cli(plots_synth_dirs, tmp_path):
+    dirs = [plots_synth_dirs["reno"], plots_synth_dirs["vegas"]]
+    p = report.write_report(dirs, tmp_path / "both.html")
+    text = p.read_text()
+    assert 'id="run0"' in text and 'id="run1"' in text
+    assert text.count("<img ") == sum(_expected_images(RunData.load(d)) for d in dirs)
+    default = report.report_cli(plots_synth_dirs["reno"])
+    assert default == plots_synth_dirs["reno"] / "report.html" and default.stat().st_size > 10_000
+    into_dir = report.report_cli(plots_synth_dirs["reno"], tmp_path / "outdir")
+    assert into_dir == tmp_path / "outdir" / "report.html" and into_dir.is_file()
+
+
+def _comparison(plots_synth_dirs, tmp_path) -> Path:
+    rows = [
+        {"variant": "reno", "metric": "throughput_KBps", "paper": 123.0, "ours": 96.0, "note": "Fig 4.1"},
+        {"variant": "vegas", "metric": "throughput_KBps", "paper": 169.0, "ours": 165.2, "note": "Fig 4.3"},
+        {"variant": "reno", "metric": "coarse_timeouts", "paper": 1, "ours": 2, "ok": False},
+    ]
+    runs = {"reno": plots_synth_dirs["reno"], "vegas": plots_synth_dirs["vegas"]}
+    return report.write_comparison_report(tmp_path, rows, runs)
+
+
+def test_comparison_report(plots_synth_dirs, tmp_path):
+    p = _comparison(plots_synth_dirs, tmp_path)
+    assert p == tmp_path / "report.html"
+    text = p.read_text()
+    _check_self_contained(text)
+    table = text[text.index('class="comparison"'):text.index("</table>", text.index('class="comparison"'))]
+    assert table.count("<tr") == 4  # header + 3 rows
+    for col in ("variant", "metric", "paper", "ours", "note"):
+        assert f">{col}</th>" in table
+    assert 'class="miss"' in table
+    side = text[text.index('<div class="side">'):]
+    assert 'id="side-reno"' in side and 'id="side-vegas"' in side
+    assert text.index('id="side-reno"') < text.index('id="side-vegas"')  # Reno beside (left of) Vegas
+
+
+def test_report_from_in_memory_tables(plots_synth_dirs, tmp_path):
+    """A run held in memory (tcplab.api.Run's shape: summary + table(name)) reports too."""
+    import polars as pl
+
+    d = plots_synth_dirs["vegas"]
+
+    class FakeApiRun:
+        summary = RunData.load(d).summary
+        scenario_text = (d / "scenario.toml").read_text()
+
+        def table(self, name):
+            return pl.read_parquet(d / f"trace_{name}.parquet")
+
+    p = report.write_report(FakeApiRun(), tmp_path / "mem.html")
+    text = p.read_text()
+    assert text.count("<img ") == _expected_images(RunData.load(d))
+    assert "synthetic run written by tests/synthrun.py" in text
+
+
+@pytest.mark.parametrize("which", ["run", "comparison"])
+def test_report_opens_in_headless_chromium(plots_synth_dirs, plots_run_dirs, tmp_path, plots_artifacts_dir, which):
+    exe = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if exe is None or sync_playwright is None:
+        msg = ("headless Chromium test needs Debian's chromium (apt-get install -y chromium) and the "
+               f"playwright Python package; found chromium={exe!r}, playwright={sync_playwright is not None}")
+        if os.environ.get("TCPLAB_ALLOW_NO_BROWSER") == "1":
+            pytest.skip(msg)
+        pytest.fail(msg)
+
+    if which == "run":
+        path = report.write_report(plots_run_dirs, tmp_path / "report.html")
+    else:
+        path = _comparison(plots_synth_dirs, tmp_path)
+    url = path.resolve().as_uri()
+
+    console_errors, page_errors, requests, failed = [], [], [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+            page.goto(url, wait_until="load")
+            page.wait_for_load_state("networkidle")
+            shot = plots_artifacts_dir / f"report_{which}.png"
+            page.screenshot(path=str(shot), full_page=False)
+            n_img = page.evaluate("document.images.length")
+            broken = page.evaluate("Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length")
+            # the inline script works: a click enlarges a graph, a second click restores it
+            page.click("figure img")
+            zoomed = page.evaluate("document.querySelectorAll('figure.zoomed').length")
+            page.click("figure.zoomed img")
+            unzoomed = page.evaluate("document.querySelectorAll('figure.zoomed').length")
+        finally:
+            browser.close()
+
+    assert not page_errors, page_errors
+    assert not console_errors, console_errors
+    others = [u for u in requests if u != url and not u.startswith("data:")]
+    assert not others, f"the report made network requests: {others[:5]}"
+    assert not failed, failed
+    assert n_img >= 2 and broken == 0
+    assert (zoomed, unzoomed) == (1, 0)
+    assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 20_000
