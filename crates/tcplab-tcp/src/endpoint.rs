@@ -174,6 +174,15 @@ impl Endpoint {
         }
     }
 
+    /// Like [`Endpoint::new`] but with congestion control and loss recovery supplied by the
+    /// caller (for variants defined outside this crate's registry, e.g. Vegas).
+    pub fn with_parts(cfg: EndpointConfig, iss: u32, cc: Box<dyn CongestionControl>, rec: Box<dyn LossRecovery>) -> Self {
+        let mut e = Endpoint::new(cfg, iss);
+        e.cc = cc;
+        e.rec = rec;
+        e
+    }
+
     // ------------------------------------------------------------------ public API
 
     /// Active open: a SYN will be emitted by the next `poll_transmit`.
@@ -669,21 +678,6 @@ impl Endpoint {
             }
         }
         true
-    }
-
-    fn sender_view(&self, now: Nanos) -> SenderView<'_> {
-        SenderView {
-            now,
-            snd_una: self.snd_una.saturating_sub(1),
-            snd_nxt: self.snd_nxt.saturating_sub(1),
-            snd_max: self.snd_max.saturating_sub(1),
-            snd_wnd: self.snd_wnd,
-            mss: self.eff_mss,
-            dupacks: self.dupacks,
-            fine_srtt: self.fine_srtt,
-            in_recovery: self.rec.in_recovery(),
-            send_log: &self.log,
-        }
     }
 
     fn on_dupack(&mut self, now: Nanos) {
@@ -1350,12 +1344,4 @@ impl Endpoint {
 fn _assert_send() {
     fn f<T: Send>() {}
     f::<Endpoint>();
-}
-
-impl Endpoint {
-    /// Internal: used by the sender view in CC hooks (kept for future variants).
-    #[allow(dead_code)]
-    fn view(&self, now: Nanos) -> SenderView<'_> {
-        self.sender_view(now)
-    }
 }

@@ -166,7 +166,11 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     }
     for (i, t) in sc.run.trace.links.iter().enumerate() {
         if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) {
-            return Err(ctx.err(format!("run.trace.links[{i}]"), format!("no link direction named {t:?} (write \"a->b\")")));
+            let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            return Err(ctx.err(
+                format!("run.trace.links[{i}]"),
+                format!("no link direction named {t:?}; write \"all\", a link's name, or a direction of a link: {}", known.join(", ")),
+            ));
         }
     }
 

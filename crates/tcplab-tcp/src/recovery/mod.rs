@@ -79,7 +79,7 @@ pub trait LossRecovery: std::fmt::Debug + Send {
 
 pub fn build(kind: crate::config::RecoveryKind) -> Box<dyn LossRecovery> {
     match kind {
-        crate::config::RecoveryKind::Tahoe => Box::new(TahoeRecovery::default()),
+        crate::config::RecoveryKind::Tahoe => Box::new(TahoeRecovery),
         crate::config::RecoveryKind::Reno => Box::new(RenoRecovery::default()),
         crate::config::RecoveryKind::NewReno => Box::new(NewRenoRecovery::default()),
     }

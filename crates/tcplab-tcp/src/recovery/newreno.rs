@@ -1,11 +1,13 @@
-//! NewReno (RFC 6582), with the "Careful" variant of §3.2 step 1 (recover guard) and the
-//! "Impatient" timer rule (reset the retransmit timer only on the first partial ACK, §3.2 step 5).
+//! NewReno (RFC 6582), with the recover guard of §3.2 step 2 ("careful" variant of RFC 6582 §4.1
+//! / RFC 3782). Timer: the first partial ACK restarts the retransmit timer (§3.2 step 5); since
+//! the endpoint also restarts it on every ACK that advances snd_una (RFC 6298 §5.3, as BSD), the
+//! behaviour is RFC 6582 §4's "Slow-but-Steady" variant, not "Impatient".
 //!
 //! * entering: on the threshold-th duplicate ACK, if the cumulative ACK covers more than
 //!   `recover` (or no recovery happened yet): recover = snd_max; ssthresh from the CC (RFC 5681
 //!   eq. 4 via `RenoCc { halve_flight }`); retransmit snd_una; cwnd = ssthresh + 3·MSS;
 //! * further duplicate ACKs: cwnd += MSS;
-//! * partial ACK (ack < recover... per RFC: does not cover `recover`): retransmit the first
+//! * partial ACK (does not cover `recover`): retransmit the first
 //!   unacknowledged segment, deflate cwnd by the amount acknowledged, add back one MSS if that
 //!   amount was ≥ MSS; stay in recovery;
 //! * full ACK (ack ≥ recover): cwnd = min(ssthresh, FlightSize + MSS) (§3.2 step 3, option 1);

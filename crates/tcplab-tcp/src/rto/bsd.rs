@@ -56,7 +56,7 @@ impl BsdRto {
     pub fn new() -> BsdRto {
         // tcp_newtcpcb: t_srtt = TCPTV_SRTTBASE (0); t_rttvar = tcp_rttdflt(3 s) * PR_SLOWHZ(2) << 2;
         // t_rxtcur = RANGESET(((0 >> 2) + (TCPTV_SRTTDFLT(6) << 2)) >> 1, 2, 128) = 12.
-        BsdRto { srtt: 0, rttvar: 3 * 2 << 2, rttmin: TCPTV_MIN, rxtshift: 0, rxtcur: rangeset((6 << 2) >> 1, TCPTV_MIN, TCPTV_REXMTMAX) }
+        BsdRto { srtt: 0, rttvar: (3 * 2) << 2, rttmin: TCPTV_MIN, rxtshift: 0, rxtcur: rangeset((6 << 2) >> 1, TCPTV_MIN, TCPTV_REXMTMAX) }
     }
 
     /// TCP_REXMTVAL: (sa >> 3) + sd.

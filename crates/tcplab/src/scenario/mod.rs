@@ -276,17 +276,50 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             message: "empty scenario: expected at least [run], [[nodes]] and [[links]]".into(),
         });
     }
+    // Syntax first, so a malformed file says "invalid TOML" rather than a bare parser message.
+    if let Err(e) = toml_edit::ImDocument::parse(text) {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: e.span().map(|sp| line_of_offset(text, sp.start)),
+            field: String::new(),
+            message: format!("invalid TOML: {}", e.message().trim()),
+        });
+    }
     let de = toml::Deserializer::new(text);
     match serde_path_to_error::deserialize::<_, Scenario>(de) {
         Ok(s) => Ok(s),
         Err(e) => {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            let line = inner.span().map(|sp| line_of_offset(text, sp.start)).or_else(|| locate(text, &path));
-            let field = if path == "." { String::new() } else { path };
-            Err(ScenarioError { file: file.to_string(), line, field, message: inner.message().trim().to_string() })
+            let mut line = inner.span().map(|sp| line_of_offset(text, sp.start)).or_else(|| locate(text, &path));
+            let mut field = if path == "." { String::new() } else { path };
+            let message = inner.message().trim().to_string();
+            // "missing field `x`": name the missing field itself. A missing top-level key has no
+            // line of its own (the span is the whole document), so give none rather than line 1.
+            if let Some(name) = message.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+                if field.is_empty() {
+                    line = None;
+                    field = name.to_string();
+                } else {
+                    field = format!("{field}.{name}");
+                }
+                return Err(ScenarioError { file: file.to_string(), line, field, message: "required field is missing".into() });
+            }
+            Err(ScenarioError { file: file.to_string(), line, field, message: plain_types(&message) })
         }
     }
+}
+
+/// serde's type words in user terms: "expected struct RunCfg" -> "expected a table",
+/// "expected a sequence" -> "expected an array".
+fn plain_types(msg: &str) -> String {
+    let mut out = msg.replace("expected a sequence", "expected an array");
+    if let Some(pos) = out.find("expected struct ") {
+        let rest = &out[pos + "expected struct ".len()..];
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        out = format!("{}expected a table{}", &out[..pos], &rest[end..]);
+    }
+    out
 }
 
 /// Load, override and parse a scenario from text (used by the CLI and Python).

@@ -1,0 +1,114 @@
+//! Conservation: for random topologies and loads, every packet sent is delivered, dropped (with a
+//! reason) or still in flight at the end; queue counters satisfy
+//! arrived = departed + dropped at the queue + queued.
+
+mod common;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+fn random_scenario(rng: &mut Pcg64Mcg) -> String {
+    let routers = rng.gen_range(1..6);
+    let hosts = rng.gen_range(2..8);
+    let mut s = String::from("[run]\nduration = \"3s\"\nmonitor_interval = \"50ms\"\n\n");
+    for r in 0..routers {
+        s += &format!("[[nodes]]\nname = \"r{r}\"\nkind = \"router\"\n");
+        if rng.gen_bool(0.3) {
+            s += "processing_delay = { dist = \"uniform\", min = \"0us\", max = \"50us\" }\n";
+        }
+        s += "\n";
+    }
+    for h in 0..hosts {
+        s += &format!("[[nodes]]\nname = \"h{h}\"\nkind = \"host\"\n\n");
+    }
+    let mut link = |a: String, b: String, rng: &mut Pcg64Mcg| {
+        let rate = [1, 2, 5, 10, 100][rng.gen_range(0..5)];
+        let q = if rng.gen_bool(0.5) {
+            format!("{}pkts", rng.gen_range(1..30))
+        } else {
+            format!("{}KB", rng.gen_range(2..40))
+        };
+        format!(
+            "[[links]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"{rate}Mbps\"\ndelay = \"{}ms\"\nloss = {}\ncorruption = {}\nmtu = \"{}B\"\nqueue = {{ limit = \"{q}\", count_in_service = {} }}\n\n",
+            rng.gen_range(0..30),
+            if rng.gen_bool(0.5) { rng.gen_range(0.0..0.05) } else { 0.0 },
+            if rng.gen_bool(0.3) { rng.gen_range(0.0..0.05) } else { 0.0 },
+            if rng.gen_bool(0.1) { 1200 } else { 1500 },
+            rng.gen_bool(0.5),
+        )
+    };
+    // A random tree over the routers plus a few extra router links, hosts hanging off routers.
+    for r in 1..routers {
+        let p = rng.gen_range(0..r);
+        s += &link(format!("r{p}"), format!("r{r}"), rng);
+    }
+    for _ in 0..rng.gen_range(0..3) {
+        let (a, b) = (rng.gen_range(0..routers), rng.gen_range(0..routers));
+        if a != b && !s.contains(&format!("a = \"r{a}\"\nb = \"r{b}\"")) && !s.contains(&format!("a = \"r{b}\"\nb = \"r{a}\"")) {
+            s += &link(format!("r{a}"), format!("r{b}"), rng);
+        }
+    }
+    for h in 0..hosts {
+        let r = rng.gen_range(0..routers);
+        s += &link(format!("h{h}"), format!("r{r}"), rng);
+    }
+    for i in 0..rng.gen_range(1..10) {
+        let a = rng.gen_range(0..hosts);
+        let mut b = rng.gen_range(0..hosts);
+        if a == b {
+            b = (b + 1) % hosts;
+        }
+        let size = rng.gen_range(40..1500);
+        let src = match rng.gen_range(0..3) {
+            0 => format!("pattern = \"cbr\"\nrate = \"{}kbps\"\npacket_size = \"{size}B\"", rng.gen_range(100..5000)),
+            1 => format!(
+                "pattern = \"poisson\"\ninterval = \"{}us\"\npacket_size = \"{size}B\"\nsize_dist = \"exponential\"",
+                rng.gen_range(200..5000)
+            ),
+            _ => format!(
+                "pattern = \"bursts\"\nburst_size = \"8KB\"\nburst_interval = \"{}ms\"\npacket_size = \"{size}B\"",
+                rng.gen_range(5..200)
+            ),
+        };
+        s += &format!("[[udp]]\nname = \"u{i}\"\nfrom = \"h{a}\"\nto = \"h{b}\"\n{src}\n\n");
+    }
+    s
+}
+
+#[test]
+fn packets_are_conserved_on_random_networks() {
+    let mut rng = Pcg64Mcg::seed_from_u64(2024);
+    let mut total_drops_by_reason = [0u64; 6];
+    for case in 0..60 {
+        let text = random_scenario(&mut rng);
+        let r = common::run(&text, case);
+        let c = r.sim.conservation;
+        let in_flight = r.sim.in_flight();
+        assert!(c.created > 0, "case {case}: no traffic\n{text}");
+        assert_eq!(c.created, c.delivered + c.dropped + in_flight, "case {case}: packets lost without a reason\n{text}");
+        let mut link_drops = 0;
+        for l in &r.sim.links {
+            let m = &l.monitor;
+            let at_queue = m.drops[0] + m.drops[5]; // queue overflow + MTU
+            let queued = l.queue.len_pkts() as u64;
+            assert_eq!(m.arrived_pkts, m.departed_pkts + at_queue + queued, "case {case} link {}", l.name);
+            // Departed packets finished transmission, or one is still on the transmitter.
+            assert_eq!(m.departed_pkts, m.forwarded_pkts + l.busy.is_some() as u64, "case {case} link {}", l.name);
+            link_drops += m.total_drops();
+            for (i, d) in m.drops.iter().enumerate() {
+                total_drops_by_reason[i] += d;
+            }
+        }
+        let node_drops: u64 = r.sim.node_drops.iter().sum();
+        assert_eq!(link_drops + node_drops, c.dropped, "case {case}: every drop is counted with its reason once");
+        // UDP view: received <= sent.
+        for u in &r.sim.udp {
+            assert!(u.rcvd_pkts <= u.sent_pkts);
+        }
+    }
+    // The random cases must exercise every link-side reason.
+    assert!(total_drops_by_reason[0] > 0, "no queue overflow exercised");
+    assert!(total_drops_by_reason[1] > 0, "no link loss exercised");
+    assert!(total_drops_by_reason[2] > 0, "no corruption exercised");
+    assert!(total_drops_by_reason[5] > 0, "no MTU drop exercised");
+}
