@@ -1,0 +1,53 @@
+"""`tcplab trace RUN_DIR --conn NAME --from T --to T`: a TCP trace in "excruciating detail"
+(seed 000 §2.3) as text, one line per record, CAM decisions interleaved."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import polars as pl
+
+
+def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, side: str = "both", out: TextIO = sys.stdout) -> None:
+    path = Path(run_dir) / "trace_tcp.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no TCP trace in this run (set run.trace.tcp = true in the scenario)")
+    df = pl.read_parquet(path)
+    conns = sorted(df["conn"].unique().to_list())
+    if conn not in conns:
+        raise ValueError(f"{path}: no connection named {conn!r} (connections: {', '.join(conns)})")
+    df = df.filter(pl.col("conn") == conn)
+    if side != "both":
+        df = df.filter(pl.col("side") == side)
+    if t_from is not None:
+        df = df.filter(pl.col("t_s") >= t_from)
+    if t_to is not None:
+        df = df.filter(pl.col("t_s") <= t_to)
+    cam_path = Path(run_dir) / "trace_cam.parquet"
+    cam = pl.read_parquet(cam_path).filter(pl.col("conn") == conn) if cam_path.exists() else None
+    if cam is not None:
+        if t_from is not None:
+            cam = cam.filter(pl.col("t_s") >= t_from)
+        if t_to is not None:
+            cam = cam.filter(pl.col("t_s") <= t_to)
+    header = (f"{'time s':>12} {'side':4} {'event':16} {'seq':>9} {'len':>5} {'snd_una':>9} {'snd_nxt':>9} "
+              f"{'cwnd':>7} {'ssthresh':>8} {'snd_wnd':>7} {'unacked':>7} {'srtt ms':>8} {'rto ms':>8}")
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    lines = []
+    for r in df.iter_rows(named=True):
+        lines.append((r["t_s"], 0, f"{r['t_s']:12.6f} {r['side']:4} {r['kind']:16} {r['seq']:9d} {r['len']:5d} {r['snd_una']:9d} "
+                     f"{r['snd_nxt']:9d} {r['cwnd']:7d} {r['ssthresh']:8d} {r['snd_wnd']:7d} {r['unacked']:7d} "
+                     f"{r['srtt_s'] * 1e3:8.1f} {r['rto_s'] * 1e3:8.1f}"))
+    names = {-1: "decrease", 0: "hold", 1: "increase", 2: "ss-grow", 3: "leave-ss"}
+    if cam is not None:
+        for r in cam.iter_rows(named=True):
+            lines.append((r["t_s"], 1, f"{r['t_s']:12.6f} {'snd':4} {'cam':16} expected {r['expected_KBps']:.1f} KB/s, actual "
+                         f"{r['actual_KBps']:.1f} KB/s, diff {r['diff_buffers']:.2f} buffers (alpha {r['alpha']:g}, beta "
+                         f"{r['beta']:g}) -> {names.get(r['decision'], r['decision'])}"))
+    lines.sort(key=lambda x: (x[0], x[1]))
+    for _, _, text in lines:
+        print(text, file=out)
+    print(f"({len(lines)} records)", file=out)
