@@ -50,10 +50,36 @@ def plots_synth_dirs(tmp_path_factory) -> dict[str, Path]:
     }
 
 
+def _real_scenarios() -> list[tuple[str, Path, dict]]:
+    """Every bundled example scenario, and each row of the Brakmo reproduction."""
+    import tomllib
+
+    cases = [(p.stem, p, {}) for p in sorted((_ROOT / "scenarios" / "examples").glob("*.toml"))]
+    brakmo = _ROOT / "scenarios" / "brakmo" / "single-transfer"
+    spec = tomllib.loads((brakmo / "reproduce.toml").read_text())
+    for v in spec["variants"]:
+        cases.append((f"brakmo-{v['name']}", brakmo / "scenario.toml", v.get("set", {})))
+    return cases
+
+
 @pytest.fixture(scope="session")
-def plots_run_dirs(plots_synth_dirs) -> list[Path]:
-    """The run directories every plot/report test runs on (env TCPLAB_PLOT_RUNS overrides)."""
-    return _plot_runs_from_env() or list(plots_synth_dirs.values())
+def plots_real_dirs(tmp_path_factory) -> dict[str, Path]:
+    """Real runs of every example scenario and of the Brakmo reproduction rows."""
+    import tcplab
+
+    base = tmp_path_factory.mktemp("real_runs")
+    out = {}
+    for name, path, overrides in _real_scenarios():
+        tcplab.run(path, overrides=overrides, out=base / name)
+        out[name] = base / name
+    return out
+
+
+@pytest.fixture(scope="session")
+def plots_run_dirs(plots_synth_dirs, plots_real_dirs) -> list[Path]:
+    """The run directories every plot/report test runs on: synthetic and real runs
+    (env TCPLAB_PLOT_RUNS overrides)."""
+    return _plot_runs_from_env() or list(plots_synth_dirs.values()) + list(plots_real_dirs.values())
 
 
 @pytest.fixture(scope="session")

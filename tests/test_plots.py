@@ -40,7 +40,8 @@ def _runs(dirs):
 def test_every_kind_draws_without_warnings(plots_run_dirs, tmp_path, fmt):
     for d in plots_run_dirs:
         run = RunData.load(d)
-        kinds = ["tcp", "seq", "link", "queue", "flows"]
+        kinds = (["tcp", "seq", "flows"] if run.has_tcp else []) + (["link", "queue"] if run.has_link else [])
+        assert kinds, f"{d}: a run with neither TCP traces nor link traces"
         if any(run.cam(c).height for c in run.conns):
             kinds.append("cam")
         for kind in kinds:
@@ -137,7 +138,7 @@ def test_kb_labels_end_at_transfer_size(plots_run_dirs):
             f = run.flow(c)
             if f.get("transfer_bytes") and f.get("completion_s") is not None:  # a finished byte transfer
                 assert values[-1] == math.ceil(f["transfer_bytes"] / 1024), f"{run.dir}:{c}"
-            snd = run.trace(c)
+            snd = run.trace(c).filter(pl.col("kind").is_in(["send", "retransmit"]))
             top = (snd["seq"] + snd["len"].cast(pl.UInt64)).max()
             assert values[-1] == math.ceil(top / 1024)
 
@@ -207,7 +208,10 @@ def test_link_graph_drop_marks(plots_run_dirs):
         def integral(line, iv):
             return float(np.sum(np.asarray(line.get_ydata())[:-1]) * iv)
         assert integral(thin, 0.1) == pytest.approx(integral(thick, 0.3), rel=1e-6)
-        assert integral(thin, 0.1) * 1024 == pytest.approx(run.link(link)["bytes_forwarded"], rel=1e-6)
+        # The graph counts bytes when transmission starts ("depart"); bytes_forwarded counts finished
+        # transmissions, so they differ by the packet on the transmitter at the end of the run, if any.
+        in_service = integral(thin, 0.1) * 1024 - run.link(link)["bytes_forwarded"]
+        assert -1e-6 <= in_service <= 65536
 
 
 def test_queue_graph_bars_and_average(plots_run_dirs):
@@ -238,6 +242,8 @@ def test_flows_graph_integrates_to_bytes_acked(plots_run_dirs):
 
 def test_seq_graph_marks_retransmissions(plots_run_dirs):
     for run in _runs(plots_run_dirs):
+        if not run.has_tcp:
+            continue
         fig = plots.seq_graph(run)
         for c in run.conns:
             k = run.trace(c)["kind"]

@@ -25,6 +25,13 @@
 //!   NewRenoRecovery (RFC 6582), `fine` timers: 1 ms granularity, min RTO 1 s and initial RTO
 //!   1 s (RFC 6298 §2.1, §2.4; also ns-3's defaults). A 200 ms minimum (Linux) is a config
 //!   change, but combined with a 200 ms delayed-ACK receiver it causes spurious timeouts.
+//! * `vegas` — [`crate::cc::VegasCc`] (seed 000 ch. 4, seed 002 §2/§6): its own loss handling
+//!   (fine-grained retransmission on the first duplicate ACK, 3/4 decrease) inside the CC, so the
+//!   recovery seam is a pass-through ([`crate::cc::VegasRecovery`]); `bsd` coarse timers as the
+//!   fallback (seed 000 §4.5: "Vegas contains Reno's coarse-grained timeout code"); receiver ACKs
+//!   every segment (the x-kernel receiver, as `reno`). Parameters `alpha`, `beta`, `gamma`
+//!   (buffers; defaults 1, 3, 1 — seed 000 §4.3/§4.4) via [`EndpointConfig::set_param`].
+//! * `vegas-star` — Vegas with the experimental slow start of seed 000 §4.4 / Fig 4.7 (Vegas*).
 
 use crate::{Nanos, MS, SEC};
 
@@ -80,6 +87,28 @@ impl AckPolicy {
     }
 }
 
+/// Vegas thresholds, in buffers (segments) at the bottleneck (seed 000 §4.3, §4.4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasParams {
+    /// Below α extra buffers: +1 MSS over the next RTT (default 1).
+    pub alpha: f64,
+    /// Above β extra buffers: −1 MSS over the next RTT (default 3).
+    pub beta: f64,
+    /// Slow start ends when Diff exceeds γ buffers (default 1: "one router buffer").
+    pub gamma: f64,
+    /// Vegas* experimental slow start (seed 000 §4.4, Fig 4.7).
+    pub star: bool,
+}
+
+// Parameters are validated finite by `EndpointConfig::set_param`, so equality is reflexive.
+impl Eq for VegasParams {}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, star: false }
+    }
+}
+
 /// Congestion-control algorithm (the cwnd/ssthresh policy seam).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CcKind {
@@ -91,6 +120,8 @@ pub enum CcKind {
         /// Compute ssthresh from FlightSize (RFC 5681) instead of min(cwnd, snd_wnd) (4.4BSD).
         halve_flight: bool,
     },
+    /// TCP Vegas (and Vegas* when `star`), see [`crate::cc::VegasCc`].
+    Vegas(VegasParams),
 }
 
 /// Loss-recovery algorithm.
@@ -152,7 +183,7 @@ pub struct EndpointConfig {
 }
 
 /// Names accepted by [`EndpointConfig::for_variant`].
-pub const KNOWN_VARIANTS: &[&str] = &["tahoe", "reno", "newreno"];
+pub const KNOWN_VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "vegas", "vegas-star"];
 
 impl EndpointConfig {
     /// The variant registry. See the module documentation for the defaults.
@@ -166,6 +197,10 @@ impl EndpointConfig {
                 RecoveryKind::NewReno,
                 TimerModel::Fine { granularity: MS, min_rto: SEC, initial_rto: SEC },
             ),
+            // `recovery` is not consulted for Vegas: the CC owns loss handling and the endpoint
+            // installs `cc::VegasRecovery` (see `cc::recovery_for`). Reno is named for display.
+            "vegas" => (CcKind::Vegas(VegasParams::default()), RecoveryKind::Reno, TimerModel::Bsd),
+            "vegas-star" => (CcKind::Vegas(VegasParams { star: true, ..Default::default() }), RecoveryKind::Reno, TimerModel::Bsd),
             _ => {
                 return Err(format!(
                     "unknown TCP variant {name:?}; known variants: {}",
@@ -192,5 +227,40 @@ impl EndpointConfig {
             close_on_peer_fin: true,
             trace: false,
         })
+    }
+
+    /// Set a variant parameter (`tcp[i].params.KEY` in a scenario). Vegas takes `alpha`, `beta`,
+    /// `gamma` in buffers (finite, ≥ 0); other variants take none.
+    pub fn set_param(&mut self, key: &str, value: f64) -> Result<(), String> {
+        match &mut self.variant.cc {
+            CcKind::Vegas(p) => {
+                if !value.is_finite() || value < 0.0 {
+                    return Err(format!("{key} must be a finite number of buffers >= 0, got {value}"));
+                }
+                match key {
+                    "alpha" => p.alpha = value,
+                    "beta" => p.beta = value,
+                    "gamma" => p.gamma = value,
+                    _ => {
+                        return Err(format!(
+                            "variant {:?} has no parameter {key:?}; known: alpha, beta, gamma",
+                            self.variant.name
+                        ))
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(format!("variant {:?} takes no parameter {key:?}", self.variant.name)),
+        }
+    }
+
+    /// Cross-parameter checks, after all `set_param` calls (Vegas: α ≤ β).
+    pub fn check_params(&self) -> Result<(), String> {
+        if let CcKind::Vegas(p) = &self.variant.cc {
+            if p.alpha > p.beta {
+                return Err(format!("alpha ({}) must not exceed beta ({})", p.alpha, p.beta));
+            }
+        }
+        Ok(())
     }
 }

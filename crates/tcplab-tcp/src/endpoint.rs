@@ -125,7 +125,8 @@ impl Endpoint {
         Endpoint {
             timer: RetransmitTimer::new(cfg.timer_model),
             cc: cc::build(cfg.variant.cc),
-            rec: recovery::build(cfg.variant.recovery),
+            // A CC that owns loss handling (Vegas) brings its own pass-through recovery.
+            rec: cc::recovery_for(cfg.variant.cc).unwrap_or_else(|| recovery::build(cfg.variant.recovery)),
             ack: AckState::new(cfg.ack_policy),
             state: TcpState::Closed,
             iss,
@@ -307,6 +308,9 @@ impl Endpoint {
         m(self.ack.delack_deadline);
         m(self.tw_deadline);
         m(self.read_wake);
+        if self.is_established() {
+            m(self.cc.next_timer());
+        }
         t
     }
 
@@ -321,6 +325,10 @@ impl Endpoint {
         }
         self.drain_reads(now);
         self.ack.on_timer(now);
+        if self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
+            self.cc.on_timer(now, &mut self.w);
+            self.note_cwnd();
+        }
         if self.timer.expired(now) {
             self.timer.stop();
             self.rto_expired(now);
@@ -713,11 +721,16 @@ impl Endpoint {
         self.note_cwnd();
     }
 
-    /// A CC asked for the oldest segment to be retransmitted now (Vegas).
-    fn cc_retransmit(&mut self, _now: Nanos) {
+    /// A CC asked for the oldest segment to be retransmitted now (Vegas). Counted and traced as
+    /// a fast retransmit; like BSD's fast retransmit the coarse timer is stopped so that it
+    /// re-arms when the retransmission leaves.
+    fn cc_retransmit(&mut self, now: Nanos) {
         if self.snd_max > self.snd_una {
             self.pending_retx = Some(self.snd_una);
             self.timer.cancel_timing();
+            self.timer.stop();
+            self.stats.fast_retransmits += 1;
+            self.record(now, TraceKind::FastRetransmit, self.snd_una, 0);
         }
     }
 
@@ -751,22 +764,6 @@ impl Endpoint {
     }
 
     fn on_new_ack(&mut self, now: Nanos, seg: &Segment, ack: u64) {
-        // Vegas-style checks on non-duplicate ACKs.
-        let verdict = {
-            let view = SenderView {
-                now,
-                snd_una: self.snd_una.saturating_sub(1),
-                snd_nxt: self.snd_nxt.saturating_sub(1),
-                snd_max: self.snd_max.saturating_sub(1),
-                snd_wnd: self.snd_wnd,
-                mss: self.eff_mss,
-                dupacks: self.dupacks,
-                fine_srtt: self.fine_srtt,
-                in_recovery: self.rec.in_recovery(),
-                send_log: &self.log,
-            };
-            self.cc.on_ack_check(&mut self.w, &view)
-        };
 
         // RTT: timestamps if negotiated (4.4BSD: rtt = tcp_now − ts_ecr + 1), else the timed
         // segment (Karn's rule: timing was cancelled by any retransmission).
@@ -824,6 +821,23 @@ impl Endpoint {
         } else {
             self.timer.restart(now);
         }
+        // Vegas-style checks on non-duplicate ACKs: after snd_una moved, so the send log's
+        // oldest record is the segment now at the head; before the window grows.
+        let verdict = {
+            let view = SenderView {
+                now,
+                snd_una: self.snd_una.saturating_sub(1),
+                snd_nxt: self.snd_nxt.saturating_sub(1),
+                snd_max: self.snd_max.saturating_sub(1),
+                snd_wnd: self.snd_wnd,
+                mss: self.eff_mss,
+                dupacks: self.dupacks,
+                fine_srtt: self.fine_srtt,
+                in_recovery: self.rec.in_recovery(),
+                send_log: &self.log,
+            };
+            self.cc.on_ack_check(&mut self.w, &view)
+        };
         if out.allow_growth {
             let sample = AckSample {
                 now,

@@ -34,7 +34,7 @@ pub mod seq;
 mod stats;
 mod trace;
 
-pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig};
+pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig, VegasParams};
 pub use endpoint::{Endpoint, TcpState};
 pub use segment::{Flags, Segment};
 pub use stats::ConnStats;

@@ -103,7 +103,7 @@ fn registry_and_defaults() {
     }
     assert_eq!(EndpointConfig::for_variant("reno").unwrap().timer_model, TimerModel::Bsd);
     assert!(matches!(EndpointConfig::for_variant("newreno").unwrap().timer_model, TimerModel::Fine { .. }));
-    let e = EndpointConfig::for_variant("vegas").unwrap_err();
+    let e = EndpointConfig::for_variant("no-such-variant").unwrap_err();
     assert!(e.contains("tahoe") && e.contains("reno") && e.contains("newreno"), "{e}");
 }
 

@@ -373,8 +373,13 @@ fn apply_tcp_options(ctx: &Ctx, i: usize, t: &scenario::TcpCfg, cfg: &mut Endpoi
     if let Some(tw) = t.time_wait {
         cfg.time_wait = tw.0 .0;
     }
-    if let Some((k, _)) = t.params.iter().next() {
-        return Err(ctx.err(format!("tcp[{i}].params.{k}"), format!("variant {:?} takes no parameter {k:?}", t.variant)));
+    // Variant parameters (e.g. Vegas alpha/beta/gamma); unknown keys name `tcp[i].params.KEY`.
+    for (k, v) in &t.params {
+        cfg.set_param(k, *v).map_err(|m| ctx.err(format!("tcp[{i}].params.{k}"), m))?;
+    }
+    if let Err(m) = cfg.check_params() {
+        let k = t.params.keys().next().map(String::as_str).unwrap_or("alpha");
+        return Err(ctx.err(format!("tcp[{i}].params.{k}"), m));
     }
     Ok(())
 }

@@ -178,8 +178,10 @@ impl Simulation {
         let size = self.pool.get(id).size;
         let link = &mut self.links[l as usize];
         link.monitor.on_arrive(size);
-        link.monitor.trace(now, 0, size, None);
+        // Trace rows carry the queue length after the event: an arrival is recorded once the
+        // queue has taken (or refused) the packet.
         if size > link.params.mtu_bytes {
+            link.monitor.trace(now, 0, size, None);
             link.monitor.on_drop(now, size, DropReason::Mtu);
             self.conservation.dropped += 1;
             self.pool.free(id);
@@ -190,6 +192,7 @@ impl Simulation {
             link.monitor.on_depart();
             link.busy = Some((id, size));
             link.monitor.on_queue_change(now, 0, true);
+            link.monitor.trace(now, 0, size, None);
             link.monitor.trace(now, 1, size, None);
             let t = now + link.tx_time(size);
             self.events.schedule(t, Event::TxDone(l));
@@ -200,8 +203,10 @@ impl Simulation {
             Ok(()) => {
                 let q = link.queue.len_pkts() as u32;
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
+                link.monitor.trace(now, 0, size, None);
             }
             Err(reason) => {
+                link.monitor.trace(now, 0, size, None);
                 link.monitor.on_drop(now, size, reason);
                 self.conservation.dropped += 1;
                 self.pool.free(id);

@@ -14,7 +14,9 @@
 //! tracing is on.
 
 mod reno;
+mod vegas;
 pub use reno::RenoCc;
+pub use vegas::{VegasCc, VegasRecovery};
 
 use crate::sendlog::SendLog;
 use crate::trace::CamTrace;
@@ -128,6 +130,15 @@ pub trait CongestionControl: std::fmt::Debug + Send {
 
     /// Loss recovery entered / exited (informational).
     fn on_recovery(&mut self, _w: &mut CcWindow, _entered: bool) {}
+
+    /// A CC-owned deadline (Vegas*: scheduled window increases). The endpoint includes it in
+    /// [`crate::Endpoint::next_timer`] and calls [`CongestionControl::on_timer`] when it is due.
+    fn next_timer(&self) -> Option<Nanos> {
+        None
+    }
+
+    /// The CC's deadline passed; it may open the window (the endpoint then sends as usual).
+    fn on_timer(&mut self, _now: Nanos, _w: &mut CcWindow) {}
 }
 
 /// 4.4BSD's ssthresh computation on loss: half the window in whole segments, at least two.
@@ -144,5 +155,15 @@ pub fn build(kind: crate::config::CcKind) -> Box<dyn CongestionControl> {
         crate::config::CcKind::Reno { extra_eighth, halve_flight } => {
             Box::new(RenoCc { extra_eighth, halve_flight })
         }
+        crate::config::CcKind::Vegas(p) => Box::new(VegasCc::new(p)),
+    }
+}
+
+/// The loss-recovery module a CC insists on, if any: Vegas handles retransmission decisions and
+/// window reductions itself and needs a pass-through recovery (no Reno fast recovery on top).
+pub fn recovery_for(kind: crate::config::CcKind) -> Option<Box<dyn crate::recovery::LossRecovery>> {
+    match kind {
+        crate::config::CcKind::Vegas(_) => Some(Box::new(VegasRecovery)),
+        _ => None,
     }
 }

@@ -324,9 +324,35 @@ fn plain_types(msg: &str) -> String {
 
 /// Load, override and parse a scenario from text (used by the CLI and Python).
 pub fn load_text(text: &str, file: &str, overrides: &[String]) -> Result<(Scenario, String), ScenarioError> {
-    let text = apply_overrides(text, file, overrides)?;
-    let sc = parse(&text, file)?;
-    Ok((sc, text))
+    let new_text = apply_overrides(text, file, overrides)?;
+    let sc = parse(&new_text, file).map_err(|e| relocate(e, text, overrides))?;
+    Ok((sc, new_text))
+}
+
+/// Point an error found in the overridden text back at the user's file: `--set` may add lines,
+/// so line numbers of the overridden text are not lines of the file. The line is looked up again
+/// in `original`, and an error in a field that an override wrote says so.
+pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> ScenarioError {
+    if overrides.is_empty() {
+        return e;
+    }
+    e.line = if e.field.is_empty() { None } else { locate(original, &e.field) };
+    let touched = overrides.iter().find(|ov| {
+        let key = ov.split_once('=').map_or(ov.as_str(), |(k, _)| k.trim());
+        let Ok(segs) = parse_path(key) else { return false };
+        let key = path_string(&segs);
+        let f = e.field.as_str();
+        !f.is_empty()
+            && (f == key
+                || f.starts_with(&format!("{key}."))
+                || f.starts_with(&format!("{key}["))
+                || key.starts_with(&format!("{f}."))
+                || key.starts_with(&format!("{f}[")))
+    });
+    if let Some(ov) = touched {
+        e.message = format!("{} (from --set {ov})", e.message);
+    }
+    e
 }
 
 /// The JSON Schema of the scenario format.

@@ -1,0 +1,446 @@
+//! TCP Vegas as Brakmo built it, and Vegas* (its experimental slow start).
+//!
+//! # Sources followed
+//!
+//! * Seed 000 (Brakmo's thesis), chapter 4: §4.3 congestion avoidance (BaseRTT, Expected, Actual
+//!   from a distinguished segment once per RTT, Diff in buffers, α = 1, β = 3), §4.4 the modified
+//!   slow start ("exponential growth only every other RTT", leave when Actual falls below Expected
+//!   by one router buffer) and Vegas* (Fig 4.7), §4.5 the retransmission mechanisms (fine
+//!   per-segment timestamps, retransmit on a duplicate ACK whose segment's fine timeout expired,
+//!   check the first and second non-duplicate ACK after a retransmission, decrease only for
+//!   segments sent after the last decrease, Reno's coarse timer kept as fallback).
+//! * Seed 002 (Ahn et al.) §2.2 (fine timeout "just like Reno computes the coarse grain one, as
+//!   the average RTT plus four times its variance"; "Vegas sends a new packet for the second
+//!   duplicate, similar to the way that Reno does"), §2.3, §6.1 (as read from the Vegas 0.8 code:
+//!   multiplicative decrease 3/4, or Reno's 1/2 if the segment was retransmitted recently).
+//! * Nothing was taken from the Linux or ns-3 Vegas modules.
+//!
+//! # Ambiguities and the reading taken
+//!
+//! 1. *Expected* uses the current cwnd (000 §4.3 "WindowSize is the size of the current
+//!    congestion window") at the decision time.
+//! 2. *Actual* counts the distinguished segment's own bytes plus every byte (including
+//!    retransmissions) sent after it until its ACK arrives, divided by its RTT. With a fixed
+//!    window this equals cwnd/RTT, which is 002 §2.1's "window size divided by RTT".
+//!    A retransmission while a measurement is running spoils it (Karn); the next new segment
+//!    becomes the distinguished one.
+//! 3. Thresholds: 000 §4.3 writes both "Diff ≤ α increases" and α/β as a dead zone; we follow
+//!    the issue: Diff < α → increase, Diff > β → decrease, else hold.
+//! 4. "Linearly during the next RTT": the ±1 MSS is spread over the next RTT's ACKs (MSS²/cwnd per
+//!    ACK, as Reno's linear increase) and stops at the target cwnd ± MSS. cwnd never goes below
+//!    2 MSS by a linear decrease.
+//! 5. Slow start epochs are delimited by the distinguished segment's ACK; the ACK that ends an
+//!    epoch is counted in the epoch it ends. The first epoch after the SYN (and after a coarse
+//!    timeout) holds, then epochs alternate grow (+1 MSS per ACK) / hold. Diff is compared with γ
+//!    only at the end of a *hold* epoch (the window was fixed, "so that a valid comparison can be
+//!    made", 000 §4.4). Slow start also ends when cwnd reaches ssthresh (after a timeout).
+//!    Leaving slow start sets ssthresh = cwnd (the "threshold window").
+//! 6. Fine timeout: Jacobson's estimator (gains 1/8, 1/4; first sample srtt = R, rttvar = R/2)
+//!    over every never-retransmitted segment's RTT, in ns (the seeds' clock is 1 ms; our clock is
+//!    finer); RTO = srtt + max(1 ms, 4·rttvar). "Expired" means now − (last transmission of the
+//!    oldest unacknowledged segment) > RTO. No sample yet → never expired.
+//! 7. Reno's third-duplicate-ACK fast retransmit is kept (Vegas "extends Reno's retransmission
+//!    mechanisms", 000 §4.5) — once per series of duplicates; the fine check usually fires first.
+//! 8. Window on a Vegas retransmission: the decrease applies to min(cwnd, peer window) (as BSD's
+//!    fast retransmit), rounded down to whole segments, at least 2; it happens only if the
+//!    segment's *previous* transmission (000 §4.5 "previously sent") is later than the last
+//!    decrease — 002 §2.2 says "original transmission"; with the original time a segment
+//!    retransmitted twice could never trigger the 1/2 branch that 002 §6.1 describes, so the
+//!    previous transmission is used. "Retransmitted recently" is read as "this segment had already
+//!    been retransmitted" (its retransmit count > 0). After the retransmission, cwnd is the reduced
+//!    window plus one MSS per duplicate ACK received so far and one more per further duplicate
+//!    (Reno-style inflation: 002 §2.2 "sends a new packet for the second duplicate"); the next
+//!    ACK that advances snd_una deflates it to the reduced window. A decrease leaves slow start.
+//! 9. The 1st/2nd non-duplicate ACK check applies after any retransmission (Vegas, fast, coarse).
+//! 10. A coarse timeout is Reno's: ssthresh = half the window (BSD), cwnd = 1 MSS, Vegas slow
+//!     start; the time of the retransmission counts as a decrease.
+//! 11. Vegas* (000 §4.4): the available bandwidth is estimated from the ACKs of four consecutive
+//!     segments (three spacings) acknowledged during a slow-start growth epoch once the window
+//!     holds at least four segments; ssthresh = estimate × BaseRTT (whole segments, ≥ 2). Each
+//!     ACK of a growth epoch schedules the +1 MSS at now + (ACKs expected this RTT) × (MSS /
+//!     estimate) instead of applying it at once (the thesis' 5 ms × 4 = 20 ms example). Until an
+//!     estimate exists, increases are immediate as in Vegas.
+//!
+//! CAM rows (000 Fig 4.4) are written at every decision: Expected and Actual in bytes/s, Diff in
+//! buffers, α, β and the decision: −1 decrease, 0 hold, +1 increase, 2 slow-start growth next RTT,
+//! 3 leave slow start.
+
+use std::collections::VecDeque;
+
+use super::{AckSample, CcVerdict, CcWindow, CongestionControl, SenderView};
+use crate::config::VegasParams;
+use crate::recovery::{LossRecovery, RecoveryCtx, RecoveryOutcome};
+use crate::sendlog::SendRecord;
+use crate::trace::CamTrace;
+use crate::{Nanos, MS};
+
+/// CAM decision codes.
+pub const DEC_DECREASE: i8 = -1;
+pub const DEC_HOLD: i8 = 0;
+pub const DEC_INCREASE: i8 = 1;
+pub const DEC_SS_GROW: i8 = 2;
+pub const DEC_SS_EXIT: i8 = 3;
+
+#[derive(Clone, Copy, Debug)]
+struct Distinguished {
+    /// One past the segment's last byte (relative data offset).
+    end: u64,
+    sent_at: Nanos,
+    /// Bytes transmitted before it.
+    sent_before: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct VegasCc {
+    pub params: VegasParams,
+    /// Reno's duplicate-ACK threshold (4.4BSD tcprexmtthresh).
+    pub dupack_threshold: u32,
+    // Fine-grained estimator (ns).
+    srtt: Option<Nanos>,
+    rttvar: Nanos,
+    /// Minimum RTT seen.
+    pub base_rtt: Option<Nanos>,
+    /// Bytes transmitted so far (new data and retransmissions).
+    sent_total: u64,
+    dist: Option<Distinguished>,
+    want_dist: bool,
+    /// Vegas slow-start mode.
+    pub slow_start: bool,
+    /// In slow start: the current epoch grows.
+    ss_grow: bool,
+    /// Linear adjustment in progress: (direction, target cwnd).
+    adjust: Option<(i8, u32)>,
+    last_decrease: Option<Nanos>,
+    timeout_mark: bool,
+    /// Reduced window to deflate to after a Vegas retransmission.
+    deflate_to: Option<u32>,
+    retx_in_series: bool,
+    checks_left: u8,
+    /// Retransmissions decided here (fine timer or third duplicate ACK).
+    pub vegas_retransmits: u64,
+    /// Window decreases caused by retransmissions.
+    pub loss_decreases: u64,
+    // Vegas*.
+    star_acks: VecDeque<(Nanos, u64)>,
+    /// Available-bandwidth estimate, bytes/s.
+    pub star_bw: Option<f64>,
+    star_pending: VecDeque<Nanos>,
+    epoch_segments: u32,
+}
+
+impl VegasCc {
+    pub fn new(params: VegasParams) -> VegasCc {
+        VegasCc {
+            params,
+            dupack_threshold: 3,
+            srtt: None,
+            rttvar: 0,
+            base_rtt: None,
+            sent_total: 0,
+            dist: None,
+            want_dist: true,
+            slow_start: true,
+            ss_grow: false,
+            adjust: None,
+            last_decrease: None,
+            timeout_mark: false,
+            deflate_to: None,
+            retx_in_series: false,
+            checks_left: 0,
+            vegas_retransmits: 0,
+            loss_decreases: 0,
+            star_acks: VecDeque::new(),
+            star_bw: None,
+            star_pending: VecDeque::new(),
+            epoch_segments: 1,
+        }
+    }
+
+    /// Fine-grained RTO (ns), if a sample exists.
+    pub fn fine_rto(&self) -> Option<Nanos> {
+        self.srtt.map(|s| s + MS.max(4 * self.rttvar))
+    }
+
+    fn fine_sample(&mut self, r: Nanos) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(s) => {
+                let err = s.abs_diff(r);
+                self.rttvar = self.rttvar - self.rttvar / 4 + err / 4;
+                self.srtt = Some(s - s / 8 + r / 8);
+            }
+        }
+        self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+    }
+
+    fn expired(&self, now: Nanos, r: &SendRecord) -> bool {
+        matches!(self.fine_rto(), Some(rto) if now.saturating_sub(r.sent_at) > rto)
+    }
+
+    /// Decide a retransmission of the oldest segment; reduce the window if it was sent after the
+    /// last decrease. `dupacks` already received in this series (for the inflation).
+    fn retransmit(&mut self, w: &mut CcWindow, old: &SendRecord, now: Nanos, dupacks: u32, snd_wnd: u32) -> CcVerdict {
+        let base = self.deflate_to.unwrap_or(w.cwnd);
+        let mut reduced = base;
+        if self.last_decrease.is_none_or(|t| old.sent_at > t) {
+            let win = base.min(snd_wnd.max(w.mss)) as u64;
+            let mss = w.mss.max(1) as u64;
+            // 002 §6.1: 3/4, or Reno's 1/2 if the segment was retransmitted recently.
+            let scaled = if old.retransmits > 0 { win / 2 } else { win * 3 / 4 };
+            reduced = ((scaled / mss).max(2) * mss) as u32;
+            self.last_decrease = Some(now);
+            self.loss_decreases += 1;
+            w.ssthresh = reduced;
+            self.slow_start = false;
+            self.adjust = None;
+            self.star_pending.clear();
+        }
+        self.deflate_to = Some(reduced);
+        w.cwnd = reduced.saturating_add(dupacks.saturating_mul(w.mss)).min(w.max_cwnd);
+        self.retx_in_series = true;
+        self.checks_left = 2;
+        self.dist = None;
+        self.want_dist = true;
+        self.vegas_retransmits += 1;
+        CcVerdict::RetransmitOldest
+    }
+
+    /// End of the distinguished segment's round trip: the CAM decision.
+    fn decide(&mut self, w: &mut CcWindow, d: Distinguished, now: Nanos, cam: Option<&mut CamTrace>) {
+        let rtt = now.saturating_sub(d.sent_at).max(1);
+        self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
+        let base = self.base_rtt.unwrap() as f64 / 1e9;
+        let bytes = self.sent_total.saturating_sub(d.sent_before) as f64;
+        let expected = w.cwnd as f64 / base;
+        let actual = bytes / (rtt as f64 / 1e9);
+        let diff = (expected - actual) * base / w.mss.max(1) as f64;
+        let p = self.params;
+        let decision;
+        if self.slow_start {
+            if w.cwnd >= w.ssthresh {
+                // Reached the threshold window (after a timeout, or Vegas*'s estimate).
+                self.slow_start = false;
+                self.star_pending.clear();
+                decision = DEC_SS_EXIT;
+            } else if self.ss_grow {
+                self.ss_grow = false;
+                decision = DEC_HOLD;
+            } else if diff > p.gamma || w.cwnd >= w.ssthresh {
+                self.slow_start = false;
+                self.star_pending.clear();
+                w.ssthresh = w.cwnd;
+                decision = DEC_SS_EXIT;
+            } else {
+                self.ss_grow = true;
+                decision = DEC_SS_GROW;
+            }
+            self.epoch_segments = (w.cwnd / w.mss.max(1)).max(1);
+        } else if diff < p.alpha {
+            self.adjust = Some((1, w.cwnd.saturating_add(w.mss).min(w.max_cwnd)));
+            decision = DEC_INCREASE;
+        } else if diff > p.beta {
+            self.adjust = Some((-1, w.cwnd.saturating_sub(w.mss).max(2 * w.mss)));
+            decision = DEC_DECREASE;
+        } else {
+            self.adjust = None;
+            decision = DEC_HOLD;
+        }
+        if let Some(c) = cam {
+            c.push(now, expected, actual, diff, p.alpha, p.beta, decision);
+        }
+    }
+
+    /// Vegas*: bandwidth from the ACKs of four consecutive segments; threshold window from it.
+    fn star_on_ack(&mut self, w: &mut CcWindow, now: Nanos, snd_una: u64) {
+        if self.epoch_segments < 4 {
+            self.star_acks.clear();
+            return;
+        }
+        self.star_acks.push_back((now, snd_una));
+        while self.star_acks.len() > 4 {
+            self.star_acks.pop_front();
+        }
+        if self.star_acks.len() == 4 {
+            let (t0, a0) = self.star_acks[0];
+            let (t3, a3) = self.star_acks[3];
+            if t3 > t0 && a3 > a0 {
+                let bw = (a3 - a0) as f64 / ((t3 - t0) as f64 / 1e9);
+                self.star_bw = Some(bw);
+                if let Some(b) = self.base_rtt {
+                    let mss = w.mss.max(1) as f64;
+                    let segs = ((bw * b as f64 / 1e9) / mss).floor().max(2.0);
+                    w.ssthresh = (segs * mss) as u32;
+                }
+                self.star_acks.clear();
+            }
+        }
+    }
+
+    /// One slow-start increase of 1 MSS, capped at the threshold window.
+    fn ss_increase(w: &mut CcWindow) {
+        let cap = w.max_cwnd.min(w.ssthresh.max(w.mss));
+        if w.cwnd < cap {
+            w.cwnd = w.cwnd.saturating_add(w.mss).min(cap);
+        }
+    }
+}
+
+impl CongestionControl for VegasCc {
+    fn name(&self) -> &'static str {
+        if self.params.star {
+            "vegas-star"
+        } else {
+            "vegas"
+        }
+    }
+
+    fn on_ack(&mut self, w: &mut CcWindow, s: &AckSample, _v: &SenderView<'_>, cam: Option<&mut CamTrace>) {
+        let now = s.now;
+        if let Some(r) = s.fine_rtt {
+            self.fine_sample(r);
+        }
+        let ended = match self.dist {
+            Some(d) if s.snd_una >= d.end => {
+                self.dist = None;
+                self.want_dist = true;
+                Some(d)
+            }
+            _ => None,
+        };
+        // Window growth of the current epoch (the ACK that ends an epoch belongs to it).
+        if self.slow_start {
+            if self.ss_grow {
+                if self.params.star {
+                    self.star_on_ack(w, now, s.snd_una);
+                }
+                match (self.params.star, self.star_bw) {
+                    (true, Some(bw)) if bw > 0.0 => {
+                        // 000 §4.4: spread the increase over the expected ACK spacing.
+                        let spacing = w.mss as f64 / bw * 1e9;
+                        let delay = (spacing * self.epoch_segments as f64).round() as Nanos;
+                        self.star_pending.push_back(now + delay.max(1));
+                    }
+                    _ => Self::ss_increase(w),
+                }
+            }
+        } else if let Some((dir, target)) = self.adjust {
+            let step = ((w.mss as u64 * w.mss as u64) / w.cwnd.max(1) as u64).max(1) as u32;
+            if dir > 0 {
+                w.cwnd = w.cwnd.saturating_add(step).min(target);
+                if w.cwnd >= target {
+                    self.adjust = None;
+                }
+            } else {
+                w.cwnd = w.cwnd.saturating_sub(step).max(target);
+                if w.cwnd <= target {
+                    self.adjust = None;
+                }
+            }
+        }
+        if let Some(d) = ended {
+            self.decide(w, d, now, cam);
+        }
+    }
+
+    fn on_dupack(&mut self, w: &mut CcWindow, v: &SenderView<'_>) -> CcVerdict {
+        let Some(old) = v.send_log.oldest().copied() else {
+            return CcVerdict::Continue;
+        };
+        let third = v.dupacks == self.dupack_threshold && !self.retx_in_series;
+        if self.expired(v.now, &old) || third {
+            return self.retransmit(w, &old, v.now, v.dupacks, v.snd_wnd);
+        }
+        if self.deflate_to.is_some() {
+            // Reno-style inflation: each duplicate means a segment left the network.
+            w.cwnd = w.cwnd.saturating_add(w.mss).min(w.max_cwnd);
+        }
+        CcVerdict::Continue
+    }
+
+    fn on_ack_check(&mut self, w: &mut CcWindow, v: &SenderView<'_>) -> CcVerdict {
+        self.retx_in_series = false;
+        if let Some(d) = self.deflate_to.take() {
+            w.cwnd = d;
+        }
+        if self.checks_left > 0 {
+            self.checks_left -= 1;
+            if let Some(old) = v.send_log.oldest().copied() {
+                if old.seq < old.end && self.expired(v.now, &old) {
+                    let verdict = self.retransmit(w, &old, v.now, 0, v.snd_wnd);
+                    // No inflation episode for a check on a new ACK.
+                    self.deflate_to = None;
+                    return verdict;
+                }
+            }
+        }
+        CcVerdict::Continue
+    }
+
+    fn on_send(&mut self, now: Nanos, seq: u64, len: u32, retransmit: bool) {
+        if self.timeout_mark {
+            self.timeout_mark = false;
+            self.last_decrease = Some(now);
+        }
+        if retransmit {
+            // Karn: a retransmission spoils the running measurement.
+            self.dist = None;
+            self.want_dist = true;
+        } else if len > 0 && self.want_dist {
+            self.dist = Some(Distinguished { end: seq + len as u64, sent_at: now, sent_before: self.sent_total });
+            self.want_dist = false;
+        }
+        self.sent_total += len as u64;
+    }
+
+    fn on_timeout(&mut self, _w: &mut CcWindow) {
+        // Reno's coarse timeout (the endpoint set cwnd = 1 MSS and ssthresh); Vegas slow start.
+        self.deflate_to = None;
+        self.slow_start = true;
+        self.ss_grow = false;
+        self.adjust = None;
+        self.dist = None;
+        self.want_dist = true;
+        self.timeout_mark = true;
+        self.retx_in_series = false;
+        self.checks_left = 2;
+        self.star_pending.clear();
+        self.star_acks.clear();
+        self.epoch_segments = 1;
+    }
+
+    fn next_timer(&self) -> Option<Nanos> {
+        self.star_pending.front().copied()
+    }
+
+    fn on_timer(&mut self, now: Nanos, w: &mut CcWindow) {
+        while matches!(self.star_pending.front(), Some(&t) if t <= now) {
+            self.star_pending.pop_front();
+            if self.slow_start {
+                Self::ss_increase(w);
+            }
+        }
+    }
+}
+
+/// Pass-through loss recovery for Vegas: the CC decides retransmissions and window changes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VegasRecovery;
+
+impl LossRecovery for VegasRecovery {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+    fn on_dupack(&mut self, _ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome {
+        RecoveryOutcome::default()
+    }
+    fn on_ack(&mut self, _ctx: &mut RecoveryCtx<'_>, _ack: u64) -> RecoveryOutcome {
+        RecoveryOutcome { allow_growth: true, ..Default::default() }
+    }
+    fn on_timeout(&mut self, _ctx: &mut RecoveryCtx<'_>) {}
+    fn in_recovery(&self) -> bool {
+        false
+    }
+}
