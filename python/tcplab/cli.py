@@ -135,34 +135,42 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print summary JSON to stdout instead of the table")
     r.set_defaults(fn=cmd_run)
 
-    v = sub.add_parser("validate", help="check a scenario without running it")
-    v.add_argument("scenario")
+    v = sub.add_parser("validate", help="check a scenario without running it",
+                       description="Parse a scenario and check it against its topology without running it; print FILE: ok, "
+                                   "or FILE:LINE: FIELD: what was expected, and exit non-zero.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    v.add_argument("scenario", help="scenario TOML file")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a field before checking")
     v.set_defaults(fn=cmd_validate)
 
-    s = sub.add_parser("schema", help="print the JSON Schema of the scenario format (for editors)")
+    s = sub.add_parser("schema", help="print the JSON Schema of the scenario format (for editors)",
+                       description="Print the JSON Schema of the scenario format to stdout, for editors' completion and checking.")
     s.set_defaults(fn=cmd_schema)
 
-    t = sub.add_parser("trace", help="print a TCP trace as text over a time window")
-    t.add_argument("run_dir", type=Path)
+    t = sub.add_parser("trace", help="print a TCP trace as text over a time window",
+                       description="Print one connection's TCP trace (RUN_DIR/trace_tcp.parquet; run with run.trace.tcp = true) as text.")
+    t.add_argument("run_dir", type=Path, help="run directory written by `tcplab run --out`")
     t.add_argument("--conn", required=True, help="connection (flow) name")
-    t.add_argument("--side", choices=["snd", "rcv", "both"], default="both")
+    t.add_argument("--side", choices=["snd", "rcv", "both"], default="both", help="sender, receiver or both (default both)")
     t.add_argument("--from", dest="t_from", type=float, default=None, help="start time, seconds")
     t.add_argument("--to", dest="t_to", type=float, default=None, help="end time, seconds")
     t.set_defaults(fn=cmd_trace)
 
-    pl_ = sub.add_parser("plot", help="draw graphs of a finished run")
-    pl_.add_argument("run_dir", type=Path)
-    pl_.add_argument("--conn", help="connection (default: every connection)")
-    pl_.add_argument("--kind", choices=["tcp", "cam", "seq", "link", "queue", "flows"], default="tcp")
+    pl_ = sub.add_parser("plot", help="draw graphs of a finished run",
+                         description="Draw graphs of a finished run and print the paths of the files written.")
+    pl_.add_argument("run_dir", type=Path, help="run directory written by `tcplab run --out`")
+    pl_.add_argument("--conn", help="connection (flow) for tcp/cam/seq (default: every one); link for link/queue (default: the bottleneck)")
+    pl_.add_argument("--kind", choices=["tcp", "cam", "seq", "link", "queue", "flows"], default="tcp",
+                     help="graph: tcp (trace graph), cam (Vegas CAM), seq (sequence numbers), link, queue, flows (default tcp)")
     pl_.add_argument("--from", dest="t_from", type=float, default=None, help="start time, seconds")
     pl_.add_argument("--to", dest="t_to", type=float, default=None, help="end time, seconds")
-    pl_.add_argument("--format", choices=["png", "svg", "pdf"], default="png")
+    pl_.add_argument("--format", choices=["png", "svg", "pdf"], default="png", help="image format (default png)")
     pl_.add_argument("--out", type=Path, help="output file or directory (default: RUN_DIR/plots)")
     pl_.set_defaults(fn=cmd_plot)
 
-    rep = sub.add_parser("report", help="write one self-contained HTML report of a run")
-    rep.add_argument("run_dir", type=Path)
+    rep = sub.add_parser("report", help="write one self-contained HTML report of a run",
+                         description="Write one self-contained HTML report (summary tables and graphs) of a finished run.")
+    rep.add_argument("run_dir", type=Path, help="run directory written by `tcplab run --out`")
     rep.add_argument("--out", type=Path, help="HTML file (default: RUN_DIR/report.html)")
     rep.set_defaults(fn=cmd_report)
 
@@ -170,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Run every variant of a reproduction (scenarios/<experiment>/reproduce.toml), write OUT/comparison.json and a paper-vs-ours report.")
     rp.add_argument("experiment", help="experiment folder under scenarios/, e.g. brakmo/single-transfer")
     rp.add_argument("--out", type=Path, help="output directory (default: runs/reproduce/<experiment>)")
-    rp.add_argument("--seed", type=int)
+    rp.add_argument("--seed", type=int, help="seed of the random streams (default: the scenario's run.seed)")
     rp.add_argument("--no-report", action="store_true", help="skip the HTML report")
     rp.set_defaults(fn=cmd_reproduce)
 

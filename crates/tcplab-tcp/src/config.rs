@@ -98,6 +98,10 @@ pub struct VegasParams {
     pub gamma: f64,
     /// Vegas* experimental slow start (seed 000 §4.4, Fig 4.7).
     pub star: bool,
+    /// Actual's denominator: false = the distinguished segment's RTT (seed 000 §4.3); true = the
+    /// mean fine RTT over its round trip (seed 002 §2.1, "average, measured RTT"). Param
+    /// `avg_rtt` (0/1).
+    pub avg_rtt: bool,
 }
 
 // Parameters are validated finite by `EndpointConfig::set_param`, so equality is reflexive.
@@ -105,7 +109,7 @@ impl Eq for VegasParams {}
 
 impl Default for VegasParams {
     fn default() -> Self {
-        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, star: false }
+        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, star: false, avg_rtt: false }
     }
 }
 
@@ -241,9 +245,11 @@ impl EndpointConfig {
                     "alpha" => p.alpha = value,
                     "beta" => p.beta = value,
                     "gamma" => p.gamma = value,
+                    "avg_rtt" if value == 0.0 || value == 1.0 => p.avg_rtt = value == 1.0,
+                    "avg_rtt" => return Err(format!("avg_rtt is 0 or 1, got {value}")),
                     _ => {
                         return Err(format!(
-                            "variant {:?} has no parameter {key:?}; known: alpha, beta, gamma",
+                            "variant {:?} has no parameter {key:?}; known: alpha, beta, gamma, avg_rtt",
                             self.variant.name
                         ))
                     }

@@ -22,7 +22,7 @@ fn debug_dump() {
     }
     for i in 0..tr.len() {
         let k = tr.kind_at(i);
-        if matches!(k, tcplab_tcp::TraceKind::Ack | tcplab_tcp::TraceKind::Send) && i % 10 != 0 {
+        if matches!(k, tcplab_tcp::TraceKind::Ack | tcplab_tcp::TraceKind::Send) && i % 10 != 0 && !(tr.t[i] > 1_520_000_000 && tr.t[i] < 1_900_000_000) {
             continue;
         }
         println!("{:.4} {:?} una={} nxt={} cwnd={} ssth={} seq={}", tr.t[i] as f64 / 1e9, k, tr.snd_una[i], tr.snd_nxt[i], tr.cwnd[i], tr.ssthresh[i], tr.seq[i]);

@@ -126,6 +126,11 @@ pub struct VegasCc {
     pub star_bw: Option<f64>,
     star_pending: VecDeque<Nanos>,
     epoch_segments: u32,
+    /// One past the highest retransmitted byte; ACKs covering it give no fine sample.
+    retx_high: u64,
+    last_una: u64,
+    /// Fine RTT samples during the current measurement (sum, count).
+    epoch_rtt: (u128, u64),
 }
 
 impl VegasCc {
@@ -153,6 +158,9 @@ impl VegasCc {
             star_bw: None,
             star_pending: VecDeque::new(),
             epoch_segments: 1,
+            retx_high: 0,
+            last_una: 0,
+            epoch_rtt: (0, 0),
         }
     }
 
@@ -215,7 +223,15 @@ impl VegasCc {
         let base = self.base_rtt.unwrap() as f64 / 1e9;
         let bytes = self.sent_total.saturating_sub(d.sent_before) as f64;
         let expected = w.cwnd as f64 / base;
-        let actual = bytes / (rtt as f64 / 1e9);
+        // Denominator: the distinguished segment's RTT (000 §4.3), or with `avg_rtt` the mean of
+        // the fine RTTs measured during its round trip (002 §2.1 reading the Vegas 0.8 code:
+        // "the congestion window size divided by its average, measured RTT").
+        let den = if self.params.avg_rtt && self.epoch_rtt.1 > 0 {
+            (self.epoch_rtt.0 / self.epoch_rtt.1 as u128) as Nanos
+        } else {
+            rtt
+        };
+        let actual = bytes / (den.max(1) as f64 / 1e9);
         let diff = (expected - actual) * base / w.mss.max(1) as f64;
         let p = self.params;
         let decision;
@@ -299,8 +315,14 @@ impl CongestionControl for VegasCc {
 
     fn on_ack(&mut self, w: &mut CcWindow, s: &AckSample, _v: &SenderView<'_>, cam: Option<&mut CamTrace>) {
         let now = s.now;
-        if let Some(r) = s.fine_rtt {
+        // Karn, per segment: an ACK that covers a retransmitted byte measures the repair, not the
+        // path (the send log only skips the retransmitted record itself).
+        let clean = self.last_una >= self.retx_high;
+        self.last_una = s.snd_una;
+        if let (Some(r), true) = (s.fine_rtt, clean) {
             self.fine_sample(r);
+            self.epoch_rtt.0 += r as u128;
+            self.epoch_rtt.1 += 1;
         }
         let ended = match self.dist {
             Some(d) if s.snd_una >= d.end => {
@@ -385,11 +407,13 @@ impl CongestionControl for VegasCc {
             self.last_decrease = Some(now);
         }
         if retransmit {
+            self.retx_high = self.retx_high.max(seq + len as u64);
             // Karn: a retransmission spoils the running measurement.
             self.dist = None;
             self.want_dist = true;
         } else if len > 0 && self.want_dist {
             self.dist = Some(Distinguished { end: seq + len as u64, sent_at: now, sent_before: self.sent_total });
+            self.epoch_rtt = (0, 0);
             self.want_dist = false;
         }
         self.sent_total += len as u64;
