@@ -98,7 +98,7 @@ pub struct VegasParams {
     pub gamma: f64,
     /// Vegas* experimental slow start (seed 000 §4.4, Fig 4.7).
     pub star: bool,
-    /// Actual's denominator: false = the distinguished segment's RTT (seed 000 §4.3); true = the
+    /// Actual's denominator (default true): false = the distinguished segment's RTT (seed 000 §4.3); true = the
     /// mean fine RTT over its round trip (seed 002 §2.1, "average, measured RTT"). Param
     /// `avg_rtt` (0/1).
     pub avg_rtt: bool,
@@ -109,7 +109,7 @@ impl Eq for VegasParams {}
 
 impl Default for VegasParams {
     fn default() -> Self {
-        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, star: false, avg_rtt: false }
+        VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, star: false, avg_rtt: true }
     }
 }
 

@@ -101,6 +101,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             next_link: Vec::new(),
             processing,
             rng: rngs.stream("node-delay", i as u64),
+            busy_until: SimTime::ZERO,
         });
     }
     let node = |field: String, name: &str| -> Result<u32, ScenarioError> {

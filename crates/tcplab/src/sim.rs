@@ -8,7 +8,7 @@ use rand::Rng;
 use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
-use crate::net::node::{Node, NO_ROUTE};
+use crate::net::node::{Node, ProcessingDelay, NO_ROUTE};
 use crate::net::packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::Arrival;
 use crate::tcpglue::TcpConn;
@@ -266,12 +266,13 @@ impl Simulation {
             return;
         }
         let node = &mut self.nodes[to as usize];
-        let d = node.processing.sample(&mut node.rng);
-        if d.0 > 0 {
-            self.events.schedule(now + d, Event::Processed { node: to, pkt: id });
-        } else {
+        if node.processing == ProcessingDelay::None {
             self.at_node(now, to, id);
+            return;
         }
+        let done = now.max(node.busy_until) + node.processing.sample(&mut node.rng);
+        node.busy_until = done;
+        self.events.schedule(done, Event::Processed { node: to, pkt: id });
     }
 
     /// Packet `id` is at node `node` (after any processing delay).

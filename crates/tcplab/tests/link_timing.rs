@@ -57,3 +57,56 @@ fn byte_rates_use_1024() {
     assert_eq!(one_packet("200KB/s", "50ms", "1434B", "0B", 1), 7_001_954 + 50_000_000);
     assert_eq!(tcplab::engine::time::transmission_time(11472, 1_638_400), SimTime(7_001_954));
 }
+
+#[test]
+fn node_processing_is_serial_and_fifo() {
+    // A router that takes exactly 3 ms per packet, fed by a 100 Mb/s link with back-to-back
+    // packets (a burst of 4 x 1000 B, 80 us apart): it processes one at a time, so packet k
+    // leaves the router at 3 ms * (k+1) after the first arrival, in order.
+    let text = r#"
+[run]
+duration = "10s"
+
+[[nodes]]
+name = "a"
+kind = "host"
+
+[[nodes]]
+name = "r"
+kind = "router"
+processing_delay = { dist = "fixed", value = "3ms" }
+
+[[nodes]]
+name = "b"
+kind = "host"
+
+[[links]]
+a = "a"
+b = "r"
+rate = "100Mbps"
+delay = "0ms"
+
+[[links]]
+a = "r"
+b = "b"
+rate = "1Gbps"
+delay = "0ms"
+
+[[udp]]
+name = "burst"
+from = "a"
+to = "b"
+pattern = "cbr"
+rate = "400Mbps"
+packet_size = "1000B"
+stop = "80us"
+"#;
+    let r = common::run(text, 1);
+    let u = &r.sim.udp[0];
+    assert_eq!(u.sent_pkts, 4);
+    assert_eq!(u.rcvd_pkts, 4);
+    // Sent at 0, 20, 40, 60 us; arrive at the router at 80, 160, 240, 320 us (serialized at
+    // 100 Mb/s behind each other); leave it at 3080, 6080, 9080, 12080 us; + 8 us at 1 Gb/s.
+    let expected: u128 = [3_088_000u128, 6_088_000 - 20_000, 9_088_000 - 40_000, 12_088_000 - 60_000].iter().sum();
+    assert_eq!(u.delay_sum_ns, expected);
+}

@@ -1,5 +1,7 @@
-//! Hosts and routers. A node forwards by a static next-hop table and may delay each arriving
-//! packet by a processing time drawn from a distribution (seed 000 §2.2.2).
+//! Hosts and routers. A node forwards by a static next-hop table and may spend a processing time
+//! on each arriving packet, drawn from a distribution (seed 000 §2.2.2). As in x-Sim, the node
+//! is busy while it processes: "incoming packets cannot be processed during such a delay", so
+//! packets are processed one at a time in arrival order (no reordering inside a node).
 
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
@@ -51,4 +53,6 @@ pub struct Node {
     pub next_link: Vec<u32>,
     pub processing: ProcessingDelay,
     pub rng: StreamRng,
+    /// End of the processing of the last packet accepted (the node is busy until then).
+    pub busy_until: SimTime,
 }

@@ -90,77 +90,44 @@ fn line_of_offset(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
-/// Find the line where the item at `path` (e.g. `links[2].delay`) is written.
+/// Find the line where the item at `path` (e.g. `links[2].delay`) is written: the deepest part
+/// of the path that exists in the document (the key if present, else its table).
 pub fn locate(text: &str, path: &str) -> Option<usize> {
     let segs = parse_path(path).ok()?;
     let doc = toml_edit::ImDocument::parse(text).ok()?;
-    let mut best: Option<std::ops::Range<usize>> = None;
-    let mut item: &toml_edit::Item = doc.as_item();
-    for seg in &segs {
-        let next = match seg {
-            Seg::Key(k) => {
-                let t = item.as_table_like()?;
-                if let Some((key, it)) = t.get_key_value(k) {
-                    if let Some(sp) = key.span() {
-                        best = Some(sp);
-                    }
-                    it
-                } else {
-                    break;
-                }
+    let mut best: Option<usize> = None;
+    let mut note = |span: Option<std::ops::Range<usize>>| {
+        if let Some(sp) = span {
+            best = Some(sp.start);
+        }
+    };
+    let mut table: &dyn toml_edit::TableLike = doc.as_table();
+    let mut i = 0;
+    while i < segs.len() {
+        let Seg::Key(k) = &segs[i] else { break };
+        let Some((key, item)) = table.get_key_value(k) else { break };
+        note(key.span());
+        i += 1;
+        match (item, segs.get(i)) {
+            (toml_edit::Item::ArrayOfTables(arr), Some(Seg::Index(n))) => {
+                let Some(t) = arr.get(*n) else { break };
+                note(t.span());
+                table = t;
+                i += 1;
             }
-            Seg::Index(i) => match item {
-                toml_edit::Item::ArrayOfTables(a) => {
-                    let t = a.get(*i)?;
-                    if let Some(sp) = t.span() {
-                        best = Some(sp);
-                    }
-                    // A table in an array of tables: look it up again as an item.
-                    match a.iter().nth(*i) {
-                        Some(_) => {
-                            // toml_edit does not give &Item for array-of-tables entries; keep
-                            // walking with the table's keys.
-                            return walk_table(text, t, &segs[segs.iter().position(|s| s == seg).unwrap() + 1..], best);
-                        }
-                        None => break,
-                    }
+            (toml_edit::Item::Value(toml_edit::Value::Array(arr)), Some(Seg::Index(n))) => {
+                if let Some(v) = arr.get(*n) {
+                    note(v.span());
                 }
-                toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
-                    let v = a.get(*i)?;
-                    if let Some(sp) = v.span() {
-                        best = Some(sp);
-                    }
-                    break;
-                }
-                _ => break,
+                break;
+            }
+            (item, _) => match item.as_table_like() {
+                Some(t) => table = t,
+                None => break,
             },
-        };
-        if let Some(sp) = next.span() {
-            best = Some(sp);
-        }
-        item = next;
-    }
-    best.map(|r| line_of_offset(text, r.start))
-}
-
-fn walk_table(text: &str, t: &toml_edit::Table, rest: &[Seg], mut best: Option<std::ops::Range<usize>>) -> Option<usize> {
-    let mut table_like: &dyn toml_edit::TableLike = t;
-    for seg in rest {
-        match seg {
-            Seg::Key(k) => {
-                let Some((key, it)) = table_like.get_key_value(k) else { break };
-                if let Some(sp) = key.span() {
-                    best = Some(sp);
-                }
-                match it.as_table_like() {
-                    Some(tl) => table_like = tl,
-                    None => break,
-                }
-            }
-            Seg::Index(_) => break,
         }
     }
-    best.map(|r| line_of_offset(text, r.start))
+    best.map(|off| line_of_offset(text, off))
 }
 
 /// Apply `--set KEY=VALUE` overrides to the TOML text. VALUE is read as a TOML value when it is
@@ -359,4 +326,41 @@ pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> S
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);
     serde_json::to_string_pretty(&schema).expect("schema serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "[run]\nduration = \"1s\"\n\n[[links]]\na = \"x\"\n\n[[links]]\na = \"y\"\ndelay = \"50\"\n";
+
+    #[test]
+    fn locate_finds_the_line_of_a_field() {
+        assert_eq!(locate(TEXT, "run.duration"), Some(2));
+        assert_eq!(locate(TEXT, "links[1].delay"), Some(9));
+        assert_eq!(locate(TEXT, "links[0].a"), Some(5));
+        // A missing field points at its table.
+        assert_eq!(locate(TEXT, "links[1].rate"), Some(7));
+    }
+
+    #[test]
+    fn parse_errors_name_file_line_and_field() {
+        let e = parse(TEXT, "x.toml").unwrap_err();
+        assert_eq!(e.file, "x.toml");
+        // The first link lacks rate/delay; serde reports the first problem it meets.
+        assert!(e.field.starts_with("links[0]"), "{e}");
+        assert!(e.line.is_some(), "{e}");
+        let bad = "[run]\nduration = \"50\"\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n[[links]]\na = \"a\"\nb = \"a\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let e = parse(bad, "y.toml").unwrap_err();
+        assert_eq!(e.to_string(), "y.toml:2: run.duration: expected a duration like \"50ms\", got \"50\" (the unit is required: ns, us, ms, s, min)");
+    }
+
+    #[test]
+    fn overrides_edit_nested_fields() {
+        let t = apply_overrides(TEXT, "x.toml", &["links[1].delay=20ms".into(), "run.seed=4".into()]).unwrap();
+        assert!(t.contains("delay = \"20ms\""), "{t}");
+        assert!(t.contains("seed = 4"), "{t}");
+        assert!(apply_overrides(TEXT, "x.toml", &["links[5].delay=1ms".into()]).is_err());
+        assert!(apply_overrides(TEXT, "x.toml", &["nokey".into()]).is_err());
+    }
 }
