@@ -66,6 +66,7 @@ pub struct Simulation {
     pub trace_tcp: bool,
     pub bottleneck: Option<u32>,
     pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
+    ended: bool,
 }
 
 impl Simulation {
@@ -104,6 +105,7 @@ impl Simulation {
             trace_tcp,
             bottleneck: None,
             tick_hosts: Vec::new(),
+            ended: false,
         };
         for i in 0..sim.udp.len() {
             let t = sim.udp[i].first_fire();
@@ -120,9 +122,27 @@ impl Simulation {
         self.link_index.get(name).copied()
     }
 
-    /// Run to the end time (or until all transfers are done if `stop_when_done`).
+    /// Run to the end time (or until all transfers are done if `stop_when_done`), then close
+    /// the monitors' books.
     pub fn run(&mut self) {
-        while let Some((now, ev)) = self.events.pop() {
+        self.run_until(SimTime::MAX);
+        let now = self.now();
+        for l in &mut self.links {
+            l.monitor.finish(now);
+        }
+    }
+
+    /// Process every event up to and including time `t` (or until the run ends). Returns true
+    /// once the run has ended. Lets a caller step a simulation and look at it between steps.
+    pub fn run_until(&mut self, t: SimTime) -> bool {
+        if self.ended {
+            return true;
+        }
+        while let Some(at) = self.events.peek_time() {
+            if at > t {
+                return false;
+            }
+            let (now, ev) = self.events.pop().expect("peeked");
             match ev {
                 Event::TxDone(l) => self.tx_done(now, l),
                 Event::Arrive(l) => self.arrive(now, l),
@@ -131,16 +151,18 @@ impl Simulation {
                 Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
                 Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
                 Event::Tick { host, slow } => crate::tcpglue::on_tick(self, now, host, slow),
-                Event::Stop => break,
+                Event::Stop => {
+                    self.ended = true;
+                    return true;
+                }
             }
             if self.stop_when_done && self.finished_at.is_some() {
-                break;
+                self.ended = true;
+                return true;
             }
         }
-        let now = self.now();
-        for l in &mut self.links {
-            l.monitor.finish(now);
-        }
+        self.ended = true;
+        true
     }
 
     pub fn now(&self) -> SimTime {

@@ -1,0 +1,125 @@
+//! Event handling must not allocate per event on the hot path: after a warm-up, a steady-state
+//! run performs only the rare amortized growth of result vectors (monitor intervals), far fewer
+//! allocations than events.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(p, l, n)
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+use tcplab::engine::SimTime;
+
+fn steady_state_allocations(text: &str) -> (u64, u64) {
+    let (mut sim, _) = tcplab::run::prepare(text, "t.toml", Some(1), &[]).unwrap();
+    sim.run_until(SimTime::from_millis(20_000));
+    let (a0, e0) = (ALLOCS.load(Ordering::Relaxed), sim.events.events_popped());
+    sim.run_until(SimTime::from_millis(40_000));
+    let (a1, e1) = (ALLOCS.load(Ordering::Relaxed), sim.events.events_popped());
+    (a1 - a0, e1 - e0)
+}
+
+fn dumbbell(flows: &str) -> String {
+    format!(
+        r#"
+[run]
+duration = "40s"
+stop_when_done = false
+monitor_interval = "10s"
+
+[[nodes]]
+name = "l"
+kind = "router"
+[[nodes]]
+name = "r"
+kind = "router"
+[[nodes]]
+name = "s"
+kind = "host"
+[[nodes]]
+name = "d"
+kind = "host"
+
+[[links]]
+a = "l"
+b = "r"
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ limit = "50pkts" }}
+[[links]]
+a = "s"
+b = "l"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+a = "r"
+b = "d"
+rate = "100Mbps"
+delay = "1ms"
+
+{flows}
+"#
+    )
+}
+
+#[test]
+fn udp_hot_path_does_not_allocate() {
+    let text = dumbbell(
+        r#"[[udp]]
+name = "p"
+from = "s"
+to = "d"
+pattern = "poisson"
+interval = "700us"
+packet_size = "1000B"
+size_dist = "exponential"
+
+[[udp]]
+name = "b"
+from = "s"
+to = "d"
+pattern = "bursts"
+burst_size = "8KB"
+burst_interval = "20ms"
+packet_size = "1KB"
+"#,
+    );
+    let (allocs, events) = steady_state_allocations(&text);
+    eprintln!("udp: {allocs} allocations in {events} events");
+    assert!(events > 100_000);
+    assert!(allocs * 10_000 < events, "{allocs} allocations in {events} events");
+}
+
+#[test]
+fn tcp_hot_path_does_not_allocate() {
+    let text = dumbbell(
+        r#"[[tcp]]
+name = "t"
+from = "s"
+to = "d"
+variant = "newreno"
+duration = "40s"
+"#,
+    );
+    let (allocs, events) = steady_state_allocations(&text);
+    eprintln!("tcp: {allocs} allocations in {events} events");
+    assert!(events > 50_000);
+    assert!(allocs * 1_000 < events, "{allocs} allocations in {events} events");
+}
