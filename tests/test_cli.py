@@ -281,8 +281,6 @@ def test_set_keeps_line_numbers_of_the_file():
     assert err.startswith(f"error: {path}:30: links[1].delay:"), err
 
 
-@pytest.mark.xfail(strict=True, reason="crates/tcplab/src/run.rs prepare() builds with the overridden text, so "
-                   "topology errors name lines of that text; fix: map build errors through scenario::relocate")
 def test_set_keeps_line_numbers_of_the_file_for_topology_errors():
     """Same for errors found while building the network (dangling endpoint on line 28)."""
     path = BAD / "link_dangling_endpoint.toml"

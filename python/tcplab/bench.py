@@ -32,9 +32,12 @@ def poisson_queue(duration: str = "200s") -> Scenario:
     return sc
 
 
-def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s") -> Scenario:
+def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s", traced: bool = False) -> Scenario:
     """n long-lived TCP flows (fine timers) over a 30 Mb/s, 50 ms bottleneck with a 128 KB DropTail queue."""
-    sc = Scenario(name=f"bench-tcp-dumbbell-{n}", run={"duration": duration, "stop_when_done": False})
+    run_cfg = {"duration": duration, "stop_when_done": False}
+    if traced:
+        run_cfg["trace"] = {"tcp": True, "links": ["all"]}
+    sc = Scenario(name=f"bench-tcp-dumbbell-{n}{'-traced' if traced else ''}", run=run_cfg)
     sc.add_node("left", "router").add_node("right", "router")
     sc.add_link("left", "right", rate="30Mbps", delay="50ms", queue={"limit": "128KB"})
     for i in range(n):
@@ -52,19 +55,21 @@ CASES: dict[str, Callable[[], Scenario]] = {
     "tcp-dumbbell-16": lambda: tcp_dumbbell(16),
     "tcp-dumbbell-64": lambda: tcp_dumbbell(64),
     "tcp-dumbbell-256": lambda: tcp_dumbbell(256),
+    # The cost of tracing (compare with tcp-dumbbell-16; with tracing off the trace code is skipped).
+    "tcp-dumbbell-16-traced": lambda: tcp_dumbbell(16, traced=True),
 }
 
 
 def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = False) -> int:
     if list_only:
         for name, fn in CASES.items():
-            print(f"{name:18} {fn.__doc__ or ''}".rstrip())
+            print(f"{name:24} {fn.__doc__ or ''}".rstrip())
         return 0
     names = cases or list(CASES)
     unknown = [c for c in names if c not in CASES]
     if unknown:
         raise ValueError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(CASES)}")
-    print(f"{'case':18} {'sim s':>7} {'wall s':>8} {'events':>11} {'M events/s':>10} {'M pkt-hops/s':>12} {'wall s/sim s':>12} {'ns/pkt-hop':>10}")
+    print(f"{'case':24} {'sim s':>7} {'wall s':>8} {'events':>11} {'M events/s':>10} {'M pkt-hops/s':>12} {'wall s/sim s':>12} {'ns/pkt-hop':>10}")
     for name in names:
         sc = CASES[name]()
         walls, summ = [], None
@@ -75,6 +80,6 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
         wall = statistics.median(walls)
         hops = sum(link["packets_forwarded"] for link in summ["links"])
         ev = summ["events"]
-        print(f"{name:18} {summ['sim_end_s']:7.1f} {wall:8.3f} {ev:11d} {ev / wall / 1e6:10.2f} {hops / wall / 1e6:12.2f} "
+        print(f"{name:24} {summ['sim_end_s']:7.1f} {wall:8.3f} {ev:11d} {ev / wall / 1e6:10.2f} {hops / wall / 1e6:12.2f} "
               f"{wall / summ['sim_end_s']:12.5f} {wall / hops * 1e9:10.1f}", flush=True)
     return 0

@@ -182,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--no-report", action="store_true", help="skip the HTML report")
     rp.set_defaults(fn=cmd_reproduce)
 
-    b = sub.add_parser("bench", help="run the benchmark scenarios and print events/s, packet-hops/s, wall time per simulated second")
+    b = sub.add_parser("bench", help="run the benchmark scenarios and print events/s, packet-hops/s, wall time per simulated second",
+                       description="Run fixed benchmark scenarios (built in python/tcplab/bench.py), timed inside the Rust core; print the median over --repeat runs of events/s, packet-hops/s and wall time per simulated second. Figures, not pass/fail.")
     b.add_argument("case", nargs="*", help="benchmark names (default: all); see --list")
     b.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported (default 3)")
     b.add_argument("--list", action="store_true", help="list the cases")

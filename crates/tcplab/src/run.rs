@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crate::build::build;
-use crate::scenario::{load_text, ScenarioError};
+use crate::scenario::{load_text, relocate, ScenarioError};
 use crate::sim::Simulation;
 use crate::summary::Summary;
 
@@ -16,9 +16,10 @@ pub struct RunResult {
 
 /// Parse, validate and build without running.
 pub fn prepare(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<(Simulation, String), ScenarioError> {
-    let (sc, text) = load_text(text, file, overrides)?;
-    let sim = build(&sc, &text, file, seed)?;
-    Ok((sim, text))
+    let (sc, new_text) = load_text(text, file, overrides)?;
+    // Build errors are located in the overridden text; point them back at the user's file.
+    let sim = build(&sc, &new_text, file, seed).map_err(|e| relocate(e, text, overrides))?;
+    Ok((sim, new_text))
 }
 
 pub fn run_text(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<RunResult, ScenarioError> {
