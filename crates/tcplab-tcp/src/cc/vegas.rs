@@ -468,3 +468,204 @@ impl LossRecovery for VegasRecovery {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Vegas on bare state: the CC driven with scripted sends/ACKs at exact times.
+    use super::*;
+    use crate::sendlog::SendLog;
+
+    const M: u32 = 1000;
+
+    fn cc() -> VegasCc {
+        VegasCc::new(VegasParams { avg_rtt: false, ..Default::default() })
+    }
+    fn win(cwnd: u32) -> CcWindow {
+        CcWindow { cwnd, ssthresh: 65535, mss: M, max_cwnd: 65535 }
+    }
+    fn view(log: &SendLog, now: Nanos, dupacks: u32) -> SenderView<'_> {
+        SenderView { now, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 65535, mss: M, dupacks, fine_srtt: None, in_recovery: false, send_log: log }
+    }
+    fn sample(now: Nanos, una: u64, rtt: Option<Nanos>) -> AckSample {
+        AckSample { now, bytes_acked: M, rtt: None, fine_rtt: rtt, in_slow_start: false, snd_una: una, snd_nxt: 0, flight: 0, ece: false }
+    }
+
+    /// One CA round: BaseRTT `base`, distinguished RTT `rtt`, `segs` segments sent in it.
+    fn round(w: &mut CcWindow, base: Nanos, rtt: Nanos, segs: u64) -> (CamTrace, VegasCc) {
+        let log = SendLog::default();
+        let mut c = cc();
+        c.slow_start = false;
+        c.on_ack(w, &sample(0, 0, Some(base)), &view(&log, 0, 0), None);
+        for k in 0..segs {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(w, &sample(SEC0 + rtt, M as u64, None), &view(&log, SEC0 + rtt, 0), Some(&mut cam));
+        (cam, c)
+    }
+    const SEC0: Nanos = crate::SEC;
+
+    #[test]
+    fn once_per_rtt_decision_hand_computed() {
+        // cwnd 10 segments, BaseRTT 100 ms, distinguished RTT 120 ms, 10 000 bytes sent:
+        // Expected = 10000/0.1 = 100 000 B/s; Actual = 10000/0.12 = 83 333.3 B/s;
+        // Diff = 16 666.7 × 0.1 / 1000 = 1.667 buffers → hold.
+        let mut w = win(10 * M);
+        let (cam, _) = round(&mut w, 100 * MS, 120 * MS, 10);
+        assert_eq!(cam.len(), 1);
+        assert!((cam.expected_bps[0] - 100_000.0).abs() < 1e-6);
+        assert!((cam.actual_bps[0] - 83_333.333).abs() < 1e-2);
+        assert!((cam.diff_buffers[0] - 1.6667).abs() < 1e-3);
+        assert_eq!(cam.decision[0], DEC_HOLD);
+        assert_eq!((cam.alpha[0], cam.beta[0]), (1.0, 3.0));
+        // ACKs in between do not decide: only the distinguished segment's ACK does.
+        assert_eq!(w.cwnd, 10 * M);
+    }
+
+    #[test]
+    fn thresholds_increase_hold_decrease() {
+        // Diff = 10·(1 − 100/rtt): 105 ms → 0.476 (< α: +1), 120 ms → 1.67 (hold),
+        // 150 ms → 3.33 (> β: −1).
+        for (rtt, dec) in [(105, DEC_INCREASE), (120, DEC_HOLD), (150, DEC_DECREASE)] {
+            let mut w = win(10 * M);
+            let (cam, mut c) = round(&mut w, 100 * MS, rtt * MS, 10);
+            assert_eq!(cam.decision[0], dec, "rtt {rtt}");
+            // The change is spread over the next RTT's ACKs: 10 ACKs give exactly ±1 MSS.
+            let log = SendLog::default();
+            for k in 0..12u64 {
+                c.on_ack(&mut w, &sample(2 * SEC0 + k, 2 * M as u64 + k, None), &view(&log, 2 * SEC0, 0), None);
+            }
+            assert_eq!(w.cwnd as i64, 10 * M as i64 + dec as i64 * M as i64, "rtt {rtt}");
+        }
+    }
+
+    #[test]
+    fn slow_start_grows_every_other_rtt_and_exits_on_gamma() {
+        // A path with BaseRTT 100 ms; each round the whole window is sent at once and ACKed one
+        // RTT later; the distinguished segment's ACK comes first and ends the round.
+        let log = SendLog::default();
+        let mut c = cc();
+        let mut w = win(M);
+        let mut cam = CamTrace::default();
+        let mut t: Nanos = 0;
+        let mut seq = 0u64;
+        let mut windows = vec![];
+        for round in 0..8 {
+            // from round 6 on, the queue makes the RTT 100 ms + 3 segments' worth (30 ms)
+            let rtt = if round >= 6 { 130 * MS } else { 100 * MS };
+            let n = (w.cwnd / M) as u64;
+            windows.push(n);
+            let first = seq;
+            for _ in 0..n {
+                c.on_send(t, seq, M, false);
+                seq += M as u64;
+            }
+            t += rtt;
+            for k in 0..n {
+                let una = first + (k + 1) * M as u64;
+                c.on_ack(&mut w, &sample(t + k, una, Some(rtt)), &view(&log, t, 0), Some(&mut cam));
+            }
+            if !c.slow_start {
+                break;
+            }
+        }
+        // The distinguished segment is the first of each burst, so its ACK ends the round and the
+        // burst's other ACKs fall in the next round (as on a real path). Growth happens only on
+        // ACKs of grow rounds; hold rounds leave the window as it is.
+        assert_eq!(windows, vec![1, 1, 2, 3, 4, 7, 8]);
+        assert_eq!(&cam.decision[..], &[DEC_SS_GROW, DEC_HOLD, DEC_SS_GROW, DEC_HOLD, DEC_SS_GROW, DEC_HOLD, DEC_SS_EXIT]);
+        // Exit: Diff = 8·(1 − 100/130) = 1.85 > γ = 1.
+        assert!((cam.diff_buffers[6] - 8.0 * (1.0 - 100.0 / 130.0)).abs() < 1e-6);
+        assert!(!c.slow_start);
+        assert_eq!(w.ssthresh, w.cwnd);
+    }
+
+    /// Ten segments sent at t = 0..9 ms; fine RTT samples of 100 ms (RTO = 100 + 4·50 = 300 ms
+    /// after the first sample, srtt 100 ms, rttvar 50 ms).
+    fn loaded() -> (VegasCc, SendLog, CcWindow) {
+        let mut c = cc();
+        c.slow_start = false;
+        let mut log = SendLog::default();
+        let mut w = win(10 * M);
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        for k in 0..10u64 {
+            log.on_send(k * MS, 1 + k * M as u64, 1 + (k + 1) * M as u64);
+            c.on_send(k * MS, k * M as u64, M, false);
+        }
+        assert_eq!(c.fine_rto(), Some(300 * MS));
+        (c, log, w)
+    }
+
+    #[test]
+    fn first_dupack_retransmits_only_when_fine_timer_expired() {
+        let (mut c, log, mut w) = loaded();
+        // Oldest sent at 0; at 250 ms the fine timeout (300 ms) has not expired: no retransmit
+        // on the first or second duplicate.
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 250 * MS, 1)), CcVerdict::Continue);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 260 * MS, 2)), CcVerdict::Continue);
+        assert_eq!(w.cwnd, 10 * M);
+        // A fresh series: the first duplicate at 301 ms finds it expired → retransmit at once,
+        // window × 3/4 = 7.5 → 7 segments, plus one for the duplicate that left.
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(w.ssthresh, 7 * M);
+        assert_eq!(w.cwnd, 8 * M);
+        log.on_send(301 * MS, 1, 1 + M as u64); // the retransmission leaves
+        c.on_send(301 * MS, 0, M, true);
+        // Reno's third-duplicate rule does not fire a second time in the same series.
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 302 * MS, 2)), CcVerdict::Continue);
+        assert_eq!(w.cwnd, 9 * M);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 303 * MS, 3)), CcVerdict::Continue);
+    }
+
+    #[test]
+    fn non_dup_ack_checks_first_and_second_only() {
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        log.on_send(301 * MS, 1, 1 + M as u64);
+        c.on_send(301 * MS, 0, M, true);
+        // 1st non-dup ACK (the retransmission's) at 400 ms: deflate to 7 segments; oldest is
+        // now segment 1, sent at 1 ms → expired → retransmit; no second decrease (sent before
+        // the last decrease at 301 ms).
+        log.ack(400 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::RetransmitOldest);
+        assert_eq!(w.cwnd, 7 * M);
+        log.on_send(400 * MS, 1 + M as u64, 1 + 2 * M as u64);
+        c.on_send(400 * MS, M as u64, M, true);
+        // Its ACK (1st after that retransmission) and the next (2nd) each check segment 2, 3.
+        log.ack(500 * MS, 1 + 2 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 500 * MS, 0)), CcVerdict::RetransmitOldest);
+        log.on_send(500 * MS, 1 + 2 * M as u64, 1 + 3 * M as u64);
+        c.on_send(500 * MS, 2 * M as u64, M, true);
+        log.ack(600 * MS, 1 + 3 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 600 * MS, 0)), CcVerdict::RetransmitOldest);
+        log.on_send(600 * MS, 1 + 3 * M as u64, 1 + 4 * M as u64);
+        c.on_send(600 * MS, 3 * M as u64, M, true);
+        // Single decrease for the four losses of one window.
+        assert_eq!(c.loss_decreases, 1);
+        assert_eq!(w.cwnd, 7 * M);
+        // Without a retransmission, non-duplicate ACKs check nothing: two ACKs use up the
+        // checks, the third does not look even though segment 6 is expired.
+        let (mut c, mut log, mut w) = loaded();
+        c.checks_left = 0;
+        log.ack(900 * MS, 1 + 5 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 900 * MS, 0)), CcVerdict::Continue);
+    }
+
+    #[test]
+    fn decrease_is_half_for_a_segment_already_retransmitted() {
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        log.on_send(301 * MS, 1, 1 + M as u64);
+        c.on_send(301 * MS, 0, M, true);
+        let _ = c.on_ack_check(&mut w, &view(&log, 302 * MS, 0)); // deflate to 7 segments
+        c.checks_left = 0;
+        // The retransmission is lost too: a new series at 700 ms; the segment was last sent at
+        // 301 ms, after the last decrease (301 ms is not later than 301 ms → equal: no decrease),
+        // so push the decrease mark back and check the 1/2 branch.
+        c.last_decrease = Some(300 * MS);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 700 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(w.ssthresh, 3 * M); // 7 / 2 = 3.5 → 3 segments
+        assert_eq!(c.loss_decreases, 2);
+    }
+}
