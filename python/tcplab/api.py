@@ -162,27 +162,38 @@ class Run:
         self.summary: dict[str, Any] = json.loads(summary_json)
         self.scenario_text = scenario_text
         self._traces = traces
+        self._data = None
+
+    @property
+    def data(self):
+        """The run as a :class:`tcplab.rundir.RunData` (the same view a run directory gives)."""
+        if self._data is None:
+            from .rundir import RunData
+            self._data = RunData.from_tables(self.summary, {k: self.table(k) for k in ("tcp", "link", "cam")},
+                                             scenario_text=self.scenario_text)
+        return self._data
 
     @property
     def flows(self) -> pl.DataFrame:
-        return pl.DataFrame(self.summary["flows"]) if self.summary["flows"] else pl.DataFrame()
+        return self.data.flows
 
     @property
     def links(self) -> pl.DataFrame:
-        rows = [{k: v for k, v in link.items() if k not in ("drops_by_reason", "drop_times_s")} for link in self.summary["links"]]
-        return pl.DataFrame(rows)
+        return self.data.links
 
     def table(self, name: str) -> pl.DataFrame:
         """Raw trace table: "tcp", "cam", "link" or "queue_intervals"."""
         return pl.DataFrame(self._traces[name])
 
     def trace(self, conn: str, side: str = "snd") -> pl.DataFrame:
-        df = self.table("tcp")
-        return df.filter((pl.col("conn") == conn) & (pl.col("side") == side)) if df.height else df
+        """TCP trace rows of one connection ("snd" or "rcv" side, None for both)."""
+        return self.data.trace(conn, side=side)
 
-    def queue(self, link: str) -> pl.DataFrame:
-        df = self.table("queue_intervals")
-        return df.filter(pl.col("link") == link) if df.height else df
+    def queue(self, link: str | None = None, interval: float | None = None) -> pl.DataFrame:
+        """Queue length of a traced link (default: the bottleneck): the step function, or
+        min/max/average per `interval` seconds. The monitor's own per-interval series (every
+        link, traced or not) is `run.table("queue_intervals")`."""
+        return self.data.queue(link, interval)
 
     def save(self, out_dir: PathLike) -> Path:
         """Write summary.json, scenario.toml and the trace Parquet files."""

@@ -113,7 +113,7 @@ class RunData:
     def links(self) -> pl.DataFrame:
         rows = []
         for lk in self.summary["links"]:
-            r = {k: v for k, v in lk.items() if k != "drops_by_reason"}
+            r = {k: v for k, v in lk.items() if k not in ("drops_by_reason", "drop_times_s")}
             for reason, n in (lk.get("drops_by_reason") or {}).items():
                 r[f"drops_{reason}"] = n
             rows.append(r)

@@ -56,7 +56,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
             for i in 0..tr.len() {
                 conn.push(c.name.clone());
                 side.push(side_name);
-                t.push(tr.t[i] as f64 * 1e-9);
+                t.push(tr.t[i] as f64 / 1e9);
                 kind.push(tr.kind_at(i).name());
                 una.push(tr.snd_una[i]);
                 nxt.push(tr.snd_nxt[i]);
@@ -64,15 +64,15 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
                 ssth.push(tr.ssthresh[i]);
                 wnd.push(tr.snd_wnd[i]);
                 unacked.push(tr.unacked[i]);
-                srtt.push(tr.srtt[i] as f64 * 1e-9);
-                rto.push(tr.rto[i] as f64 * 1e-9);
+                srtt.push(tr.srtt[i] as f64 / 1e9);
+                rto.push(tr.rto[i] as f64 / 1e9);
                 seq.push(tr.seq[i]);
                 len.push(tr.len[i]);
             }
             let cm = &tr.cam;
             for i in 0..cm.t.len() {
                 c_conn.push(c.name.clone());
-                c_t.push(cm.t[i] as f64 * 1e-9);
+                c_t.push(cm.t[i] as f64 / 1e9);
                 c_exp.push(cm.expected_bps[i] / 1024.0);
                 c_act.push(cm.actual_bps[i] / 1024.0);
                 c_diff.push(cm.diff_buffers[i]);
@@ -117,7 +117,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
         if let Some(tr) = l.monitor.trace.take() {
             for i in 0..tr.t.len() {
                 l_name.push(l.name.clone());
-                l_t.push(tr.t[i] as f64 * 1e-9);
+                l_t.push(tr.t[i] as f64 / 1e9);
                 l_ev.push(EV[tr.event[i] as usize]);
                 l_bytes.push(tr.bytes[i]);
                 l_q.push(tr.qlen[i]);

@@ -162,7 +162,7 @@ impl Summary {
                     retransmitted_segments: st.retransmitted_segments,
                     retransmitted_bytes: st.retransmitted_bytes,
                     coarse_timeouts: st.coarse_timeouts,
-                    largest_timeout_gap_s: st.largest_timeout_gap as f64 * 1e-9,
+                    largest_timeout_gap_s: st.largest_timeout_gap as f64 / 1e9,
                     fast_retransmits: st.fast_retransmits,
                     max_cwnd_bytes: st.max_cwnd_bytes,
                     bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
@@ -181,7 +181,7 @@ impl Summary {
                 sent_bytes: u.sent_bytes,
                 received_pkts: u.rcvd_pkts,
                 received_bytes: u.rcvd_bytes,
-                mean_delay_s: if u.rcvd_pkts > 0 { Some(u.delay_sum_ns as f64 / u.rcvd_pkts as f64 * 1e-9) } else { None },
+                mean_delay_s: if u.rcvd_pkts > 0 { Some(u.delay_sum_ns as f64 / u.rcvd_pkts as f64 / 1e9) } else { None },
             })
             .collect();
         Summary {

@@ -27,7 +27,9 @@ impl SimTime {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        // Division (not multiplication by 1e-9, which is inexact) gives the double nearest the
+        // decimal value, so summaries print "0.716904177", not "0.7169041770000001".
+        self.0 as f64 / 1e9
     }
     pub fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
