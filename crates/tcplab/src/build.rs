@@ -305,6 +305,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             bsd_ticks: bsd,
             done: false,
             started_at: None,
+            acked_at_stop: None,
         });
     }
 

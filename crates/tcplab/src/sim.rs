@@ -28,6 +28,8 @@ pub enum Event {
     TcpTimer { conn: u32, side: u8, gen: u32 },
     /// TCP connection starts (active open).
     TcpStart(u32),
+    /// A timed transfer's sending time is over: the application closes.
+    TcpStop(u32),
     /// BSD coarse timers of host `host`: slow (500 ms) or fast (200 ms) tick.
     Tick { host: u32, slow: bool },
     /// End of the run.
@@ -150,6 +152,7 @@ impl Simulation {
                 Event::Source(s) => self.source_fire(now, s),
                 Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
                 Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
+                Event::TcpStop(c) => crate::tcpglue::stop(self, now, c),
                 Event::Tick { host, slow } => crate::tcpglue::on_tick(self, now, host, slow),
                 Event::Stop => {
                     self.ended = true;

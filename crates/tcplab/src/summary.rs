@@ -143,10 +143,16 @@ impl Summary {
                 let st = c.ep[0].stats();
                 let start = c.started_at.unwrap_or(c.start);
                 let completion = st.completion_time.map(|t| SimTime(t).saturating_sub(start).as_secs_f64());
-                let span = match (completion, c.duration) {
-                    (Some(d), _) => d,
-                    (None, Some(d)) => d.as_secs_f64().min(now.saturating_sub(start).as_secs_f64()),
-                    (None, None) => now.saturating_sub(start).as_secs_f64(),
+                // A byte transfer is measured to its last ACK; a timed one over its sending time
+                // (bytes acknowledged when it ended), or up to the end of the run if that came first.
+                let elapsed = now.saturating_sub(start).as_secs_f64();
+                let (bytes, span) = match (c.bytes, c.duration) {
+                    (Some(_), _) => (st.bytes_acked, completion.unwrap_or(elapsed)),
+                    (None, Some(d)) => match c.acked_at_stop {
+                        Some(b) => (b, d.as_secs_f64()),
+                        None => (st.bytes_acked, elapsed),
+                    },
+                    (None, None) => (st.bytes_acked, elapsed),
                 };
                 FlowSummary {
                     name: c.name.clone(),
@@ -156,7 +162,7 @@ impl Summary {
                     transfer_bytes: c.bytes,
                     start_s: start.as_secs_f64(),
                     bytes_acked: st.bytes_acked,
-                    throughput_KBps: if span > 0.0 { st.bytes_acked as f64 / 1024.0 / span } else { 0.0 },
+                    throughput_KBps: if span > 0.0 { bytes as f64 / 1024.0 / span } else { 0.0 },
                     completion_s: completion,
                     segments_sent: st.data_segments_sent,
                     retransmitted_segments: st.retransmitted_segments,

@@ -31,6 +31,9 @@ pub struct TcpConn {
     pub bsd_ticks: bool,
     pub done: bool,
     pub started_at: Option<SimTime>,
+    /// Timed transfer: bytes acknowledged when the sending time ended (seed 000 §6.2.5 measures
+    /// a timed transfer over its time, not over the drain that follows).
+    pub acked_at_stop: Option<u64>,
 }
 
 /// Per-host list of (conn, side) driven by BSD ticks.
@@ -81,9 +84,35 @@ pub(crate) fn start(sim: &mut Simulation, now: SimTime, c: u32) {
             conn.ep[0].app_write(b);
             conn.ep[0].app_close();
         }
-        None => conn.ep[0].app_write(u64::MAX),
+        None => {
+            conn.ep[0].app_write(u64::MAX);
+            let d = conn.duration.expect("a timed transfer has a duration");
+            sim.events.schedule(now + d, Event::TcpStop(c));
+        }
     }
     flush(sim, now, c, 0);
+}
+
+/// End of a timed transfer: note what was acknowledged, close the stream (the FIN follows the
+/// data already in the send buffer) and count the flow as done.
+pub(crate) fn stop(sim: &mut Simulation, now: SimTime, c: u32) {
+    let conn = &mut sim.tcp[c as usize];
+    conn.acked_at_stop = Some(conn.ep[0].stats().bytes_acked);
+    conn.ep[0].app_close();
+    flush(sim, now, c, 0);
+    mark_done(sim, now, c);
+}
+
+fn mark_done(sim: &mut Simulation, now: SimTime, c: u32) {
+    let conn = &mut sim.tcp[c as usize];
+    if conn.done {
+        return;
+    }
+    conn.done = true;
+    sim.tcp_active -= 1;
+    if sim.tcp_active == 0 && sim.udp.is_empty() {
+        sim.finished_at = Some(now);
+    }
 }
 
 pub(crate) fn on_segment(sim: &mut Simulation, now: SimTime, c: u32, to_receiver: bool, seg: &Segment) {
@@ -130,16 +159,9 @@ pub(crate) fn on_tick(sim: &mut Simulation, now: SimTime, host: u32, slow: bool)
 }
 
 fn check_done(sim: &mut Simulation, now: SimTime, c: u32) {
-    let conn = &mut sim.tcp[c as usize];
-    if conn.done || conn.bytes.is_none() {
-        return;
-    }
-    if conn.ep[0].stats().completion_time.is_some() {
-        conn.done = true;
-        sim.tcp_active -= 1;
-        if sim.tcp_active == 0 && sim.udp.is_empty() {
-            sim.finished_at = Some(now);
-        }
+    let conn = &sim.tcp[c as usize];
+    if !conn.done && conn.bytes.is_some() && conn.ep[0].stats().completion_time.is_some() {
+        mark_done(sim, now, c);
     }
 }
 

@@ -73,3 +73,25 @@ fn every_variant_delivers_every_byte_in_order() {
         }
     }
 }
+
+#[test]
+fn timed_transfer_sends_for_its_duration_only() {
+    // A 10 s timed transfer starting at 2 s in a 60 s run over a 1 Mb/s bottleneck: it stops
+    // writing at 12 s, drains what is in its send buffer, and its throughput is measured over
+    // its 10 s (seed 000 §6.2.5).
+    let text = scenario("newreno", "every", 0.0, "1KB")
+        .replace("bytes = \"1KB\"", "duration = \"10s\"\nstart = \"2s\"\nsend_buffer = \"16KB\"")
+        .replace("duration = \"600s\"", "duration = \"60s\"\nstop_when_done = false");
+    let r = common::run(&text, 7);
+    let f = &r.summary.flows[0];
+    let c = &r.sim.tcp[0];
+    let at_stop = c.acked_at_stop.expect("the stop event ran");
+    let capacity_kbps = 1e6 / 8.0 / 1024.0;
+    assert!(f.throughput_KBps <= capacity_kbps, "{}", f.throughput_KBps);
+    assert!(f.throughput_KBps > 0.8 * capacity_kbps, "{}", f.throughput_KBps);
+    assert!((f.throughput_KBps - at_stop as f64 / 1024.0 / 10.0).abs() < 1e-9);
+    // After the stop only the send buffer drains: at most 16 KB more are acknowledged.
+    assert!(f.bytes_acked >= at_stop && f.bytes_acked <= at_stop + 16 * 1024, "{} vs {}", f.bytes_acked, at_stop);
+    assert_eq!(f.bytes_delivered, f.bytes_acked, "the stream ends cleanly with a FIN after the data");
+    assert!(c.ep[0].is_closed() && c.ep[1].is_closed(), "both ends closed after the FIN exchange");
+}

@@ -81,6 +81,17 @@ pub const DEC_INCREASE: i8 = 1;
 pub const DEC_SS_GROW: i8 = 2;
 pub const DEC_SS_EXIT: i8 = 3;
 
+/// A ±1 MSS change spread over the RTT after a CAM decision (reading 4).
+#[derive(Clone, Copy, Debug)]
+struct Adjust {
+    dir: i8,
+    target: u32,
+    /// cwnd at the decision: one MSS is spread over this many acknowledged bytes.
+    over: u32,
+    /// Accumulated `bytes_acked × MSS` not yet turned into whole bytes of window.
+    acc: u64,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Distinguished {
     /// One past the segment's last byte (relative data offset).
@@ -108,8 +119,8 @@ pub struct VegasCc {
     pub slow_start: bool,
     /// In slow start: the current epoch grows.
     ss_grow: bool,
-    /// Linear adjustment in progress: (direction, target cwnd).
-    adjust: Option<(i8, u32)>,
+    /// Linear adjustment in progress.
+    adjust: Option<Adjust>,
     last_decrease: Option<Nanos>,
     timeout_mark: bool,
     /// Reduced window to deflate to after a Vegas retransmission.
@@ -219,10 +230,26 @@ impl VegasCc {
     /// End of the distinguished segment's round trip: the CAM decision.
     fn decide(&mut self, w: &mut CcWindow, d: Distinguished, now: Nanos, cam: Option<&mut CamTrace>) {
         let rtt = now.saturating_sub(d.sent_at).max(1);
+        // Reading 4: the previous decision's ±1 MSS was to happen "during the next RTT", which
+        // this ACK ends; whatever rounding left of it is applied now, so the window the new
+        // decision judges is the one that decision asked for.
+        // (Only the unfinished remainder of that step: a retransmission's window is left alone.)
+        if let Some(a) = self.adjust.take() {
+            let left = if a.dir > 0 { a.target.saturating_sub(w.cwnd) } else { w.cwnd.saturating_sub(a.target) };
+            if left > 0 && left < w.mss {
+                w.cwnd = a.target;
+            }
+        }
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
         let base = self.base_rtt.unwrap() as f64 / 1e9;
         let bytes = self.sent_total.saturating_sub(d.sent_before) as f64;
-        let expected = w.cwnd as f64 / base;
+        // Reading 1: WindowSize is "assumed to be equal to the number of bytes in transit"
+        // (000 §4.3); the sender transmits only full-sized segments (BSD tcp_output's
+        // sender-side silly-window avoidance / Nagle), so a fraction of a segment of cwnd is
+        // never in transit and must not be counted as expected throughput.
+        let mss = w.mss.max(1);
+        let window = ((w.cwnd / mss).max(1) * mss) as f64;
+        let expected = window / base;
         // Denominator: the distinguished segment's RTT (000 §4.3), or with `avg_rtt` the mean of
         // the fine RTTs measured during its round trip (002 §2.1 reading the Vegas 0.8 code:
         // "the congestion window size divided by its average, measured RTT").
@@ -255,10 +282,10 @@ impl VegasCc {
             }
             self.epoch_segments = (w.cwnd / w.mss.max(1)).max(1);
         } else if diff < p.alpha {
-            self.adjust = Some((1, w.cwnd.saturating_add(w.mss).min(w.max_cwnd)));
+            self.adjust = Some(Adjust { dir: 1, target: w.cwnd.saturating_add(w.mss).min(w.max_cwnd), over: w.cwnd.max(1), acc: 0 });
             decision = DEC_INCREASE;
         } else if diff > p.beta {
-            self.adjust = Some((-1, w.cwnd.saturating_sub(w.mss).max(2 * w.mss)));
+            self.adjust = Some(Adjust { dir: -1, target: w.cwnd.saturating_sub(w.mss).max(2 * w.mss), over: w.cwnd.max(1), acc: 0 });
             decision = DEC_DECREASE;
         } else {
             self.adjust = None;
@@ -348,8 +375,15 @@ impl CongestionControl for VegasCc {
                     _ => Self::ss_increase(w),
                 }
             }
-        } else if let Some((dir, target)) = self.adjust {
-            let step = ((w.mss as u64 * w.mss as u64) / w.cwnd.max(1) as u64).max(1) as u32;
+        } else if let Some(a) = self.adjust.as_mut() {
+            // Proportional to the bytes this ACK covers, not one step per ACK: a window's worth
+            // of acknowledged bytes (one RTT) moves cwnd by exactly one MSS whatever the
+            // receiver's ACK frequency. Per-ACK steps of MSS²/cwnd (Reno's rule) give only half
+            // an MSS per RTT against a delayed-ACK receiver (one ACK per two segments).
+            a.acc += s.bytes_acked as u64 * w.mss as u64;
+            let step = (a.acc / a.over as u64).min(u32::MAX as u64) as u32;
+            a.acc -= step as u64 * a.over as u64;
+            let (dir, target) = (a.dir, a.target);
             if dir > 0 {
                 w.cwnd = w.cwnd.saturating_add(step).min(target);
                 if w.cwnd >= target {
