@@ -219,3 +219,23 @@ def test_scenario_error_from_file_has_file_and_line():
     assert e.field == "links[1].delay"
     assert e.file == str(bad) and e.line == 30
     assert str(e).startswith(f"{bad}:30: links[1].delay: ")
+
+
+def test_progress_callback_and_abandon():
+    """progress(sim_s, end_s) is called with increasing times; an exception in it stops the run."""
+    path = ROOT / "scenarios" / "examples" / "udp-dumbbell.toml"
+    seen = []
+    tcplab.run(path, progress=lambda t, end: seen.append((t, end)))
+    assert len(seen) > 50
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    assert all(end == pytest.approx(10.0) for _, end in seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_2s(t, end):
+        if t >= 2.0:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        tcplab.run(path, progress=stop_at_2s)

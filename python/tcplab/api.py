@@ -7,7 +7,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import polars as pl
 
@@ -213,10 +213,13 @@ class Run:
 
 
 def run(scenario: PathLike | Scenario, seed: int | None = None, overrides: Mapping[str, Any] | Iterable[str] | None = None,
-        out: PathLike | None = None) -> Run:
-    """Run a scenario (a path or a Scenario) and return the Run; with `out`, also save it there."""
+        out: PathLike | None = None, progress: Callable[[float, float], None] | None = None) -> Run:
+    """Run a scenario (a path or a Scenario) and return the Run; with `out`, also save it there.
+
+    `progress(sim_time_s, end_s)` is called a few hundred times during the run. Ctrl-C stops
+    the run with KeyboardInterrupt."""
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    res = _core.run(sc.to_toml(), sc.source, seed, _overrides(overrides))
+    res = _core.run(sc.to_toml(), sc.source, seed, _overrides(overrides), progress)
     r = Run(res["summary_json"], res["scenario_text"], res["traces"])
     if out is not None:
         r.save(out)

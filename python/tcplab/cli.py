@@ -63,10 +63,35 @@ def print_summary(s: dict, file=sys.stdout) -> None:
         print(file=file)
 
 
+class Progress:
+    """A one-line progress meter on stderr for runs that take more than a second (TTY only)."""
+
+    def __init__(self) -> None:
+        import time
+        self.t0 = time.monotonic()
+        self.shown = False
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, t: float, end: float) -> None:
+        import time
+        if not self.enabled or time.monotonic() - self.t0 < 1.0:
+            return
+        self.shown = True
+        print(f"\r  simulated {t:10.3f} s of {end:.3f} s ({100 * t / end:5.1f} %)", end="", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.shown:
+            print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
+
+
 def cmd_run(a) -> int:
     from .api import run
     out = a.out or Path("runs") / Path(a.scenario).stem
-    r = run(a.scenario, seed=a.seed, overrides=a.set, out=out)
+    meter = Progress()
+    try:
+        r = run(a.scenario, seed=a.seed, overrides=a.set, out=out, progress=meter)
+    finally:
+        meter.done()
     if a.json:
         print(r.summary_json)
     else:
@@ -207,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tcplab::run::{prepare, run_text, RunResult};
+use tcplab::run::{prepare, run_text_with_progress, RunResult};
 use tcplab::scenario::ScenarioError;
 
 create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario that cannot be run: names the file, line and field.");
@@ -151,11 +151,39 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
 }
 
 /// Run a scenario. Returns {"summary_json": str, "scenario_text": str, "traces": {...}}.
-/// The simulation itself runs with the GIL released.
+/// The simulation runs with the GIL released; between slices of simulated time it checks for
+/// Ctrl-C (raising KeyboardInterrupt) and calls `progress(sim_time_s, end_s)` if given.
 #[pyfunction]
-#[pyo3(signature = (text, file, seed=None, overrides=Vec::new()))]
-fn run<'py>(py: Python<'py>, text: String, file: String, seed: Option<u64>, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    let mut r = py.allow_threads(|| run_text(&text, &file, seed, &overrides)).map_err(to_py_err)?;
+#[pyo3(signature = (text, file, seed=None, overrides=Vec::new(), progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: String,
+    file: String,
+    seed: Option<u64>,
+    overrides: Vec<String>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut interrupted: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        run_text_with_progress(&text, &file, seed, &overrides, |sim| {
+            Python::with_gil(|py| {
+                if let Err(e) = py.check_signals() {
+                    interrupted = Some(e);
+                    return false;
+                }
+                if let Some(cb) = &progress {
+                    if let Err(e) = cb.call1(py, (sim.now().as_secs_f64(), sim.end.as_secs_f64())) {
+                        interrupted = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        })
+    });
+    let Some(mut r) = result.map_err(to_py_err)? else {
+        return Err(interrupted.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("run abandoned")));
+    };
     let out = PyDict::new(py);
     out.set_item("summary_json", r.summary.to_json())?;
     out.set_item("scenario_text", r.text.clone())?;

@@ -23,10 +23,24 @@ pub fn prepare(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) 
 }
 
 pub fn run_text(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<RunResult, ScenarioError> {
+    run_text_with_progress(text, file, seed, overrides, |_| true).map(|r| r.expect("never abandoned"))
+}
+
+/// Like [`run_text`], with a progress callback between slices of simulated time; `Ok(None)` if
+/// the callback abandoned the run.
+pub fn run_text_with_progress(
+    text: &str,
+    file: &str,
+    seed: Option<u64>,
+    overrides: &[String],
+    progress: impl FnMut(&Simulation) -> bool,
+) -> Result<Option<RunResult>, ScenarioError> {
     let (mut sim, text) = prepare(text, file, seed, overrides)?;
     let t0 = Instant::now();
-    sim.run();
+    if !sim.run_with_progress(progress) {
+        return Ok(None);
+    }
     let wall = t0.elapsed().as_secs_f64();
     let summary = Summary::from_sim(&sim, wall);
-    Ok(RunResult { sim, summary, text })
+    Ok(Some(RunResult { sim, summary, text }))
 }

@@ -134,6 +134,27 @@ impl Simulation {
         }
     }
 
+    /// Run like [`Simulation::run`], calling `progress` between slices of simulated time
+    /// (1/200 of the run). `progress` returns false to abandon the run (e.g. on Ctrl-C); the
+    /// return value tells whether the run completed.
+    pub fn run_with_progress(&mut self, mut progress: impl FnMut(&Simulation) -> bool) -> bool {
+        let slice = SimTime((self.end.0 / 200).max(1_000_000));
+        loop {
+            let t = SimTime(self.now().0.saturating_add(slice.0));
+            if self.run_until(t) {
+                break;
+            }
+            if !progress(self) {
+                return false;
+            }
+        }
+        let now = self.now();
+        for l in &mut self.links {
+            l.monitor.finish(now);
+        }
+        true
+    }
+
     /// Process every event up to and including time `t` (or until the run ends). Returns true
     /// once the run has ended. Lets a caller step a simulation and look at it between steps.
     pub fn run_until(&mut self, t: SimTime) -> bool {

@@ -18,7 +18,10 @@
 //! # Ambiguities and the reading taken
 //!
 //! 1. *Expected* uses the current cwnd (000 §4.3 "WindowSize is the size of the current
-//!    congestion window") at the decision time.
+//!    congestion window") at the decision time, counted in whole segments: 000 §4.3 assumes
+//!    WindowSize "equal to the number of bytes in transit", and the sender only transmits
+//!    full-sized segments, so a fraction of a segment of cwnd never is in transit. (Counting it
+//!    made Diff read up to one phantom buffer high and park the window in the α..β dead zone.)
 //! 2. *Actual* counts the distinguished segment's own bytes plus every byte (including
 //!    retransmissions) sent after it until its ACK arrives, divided by its RTT. With a fixed
 //!    window this equals cwnd/RTT, which is 002 §2.1's "window size divided by RTT".
@@ -26,9 +29,14 @@
 //!    becomes the distinguished one.
 //! 3. Thresholds: 000 §4.3 writes both "Diff ≤ α increases" and α/β as a dead zone; we follow
 //!    the issue: Diff < α → increase, Diff > β → decrease, else hold.
-//! 4. "Linearly during the next RTT": the ±1 MSS is spread over the next RTT's ACKs (MSS²/cwnd per
-//!    ACK, as Reno's linear increase) and stops at the target cwnd ± MSS. cwnd never goes below
-//!    2 MSS by a linear decrease.
+//! 4. "Linearly during the next RTT" (002 §1.1: "increment, decrement, or not adjust the window
+//!    by one segment every RTT"): the ±1 MSS is spread over the next RTT's ACKs in proportion to
+//!    the bytes each acknowledges (MSS × bytes_acked / cwnd-at-decision), so one window's worth
+//!    of ACKed bytes moves cwnd by one MSS whatever the receiver's ACK frequency (Reno's
+//!    MSS²/cwnd per ACK yields only half an MSS per RTT against a delayed-ACK receiver). It
+//!    stops at the target cwnd ± MSS; the next decision, which ends that RTT, first applies any
+//!    sub-MSS remainder left by rounding or by a short RTT, so CA windows stay whole segments.
+//!    cwnd never goes below 2 MSS by a linear decrease.
 //! 5. Slow start epochs are delimited by the distinguished segment's ACK; the ACK that ends an
 //!    epoch is counted in the epoch it ends. The first epoch after the SYN (and after a coarse
 //!    timeout) holds, then epochs alternate grow (+1 MSS per ACK) / hold. Diff is compared with γ
