@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::engine::SimTime;
 use crate::net::monitor::IntervalStats;
 use crate::net::packet::DropReason;
+use crate::net::queue::QueueLimit;
 use crate::sim::Simulation;
 
 #[derive(Serialize, Clone, Debug)]
@@ -30,6 +31,9 @@ pub struct LinkSummary {
     pub system_avg_pkts: f64,
     pub queue_max_pkts: u32,
     pub queue_now_pkts: u32,
+    pub queue_discipline: &'static str,
+    pub queue_limit_pkts: Option<u32>,
+    pub queue_limit_bytes: Option<u64>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -123,6 +127,15 @@ impl Summary {
                     system_avg_pkts: m.system_avg(now),
                     queue_max_pkts: m.q_max,
                     queue_now_pkts: m.queue_len(),
+                    queue_discipline: l.queue.name(),
+                    queue_limit_pkts: match l.queue.limit() {
+                        Some(QueueLimit::Packets(n)) => Some(n),
+                        _ => None,
+                    },
+                    queue_limit_bytes: match l.queue.limit() {
+                        Some(QueueLimit::Bytes(b)) => Some(b),
+                        _ => None,
+                    },
                 }
             })
             .collect();

@@ -28,6 +28,10 @@ pub trait QueueDisc: Send {
     fn len_pkts(&self) -> usize;
     fn len_bytes(&self) -> u64;
     fn name(&self) -> &'static str;
+    /// The configured capacity, for reports (None for disciplines without a fixed limit).
+    fn limit(&self) -> Option<QueueLimit> {
+        None
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,6 +95,9 @@ impl QueueDisc for DropTail {
     }
     fn name(&self) -> &'static str {
         "droptail"
+    }
+    fn limit(&self) -> Option<QueueLimit> {
+        Some(self.limit)
     }
 }
 
