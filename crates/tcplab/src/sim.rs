@@ -138,9 +138,12 @@ impl Simulation {
     /// (1/200 of the run). `progress` returns false to abandon the run (e.g. on Ctrl-C); the
     /// return value tells whether the run completed.
     pub fn run_with_progress(&mut self, mut progress: impl FnMut(&Simulation) -> bool) -> bool {
-        let slice = SimTime((self.end.0 / 200).max(1_000_000));
+        let slice = (self.end.0 / 200).max(1_000_000);
+        // The slice boundary advances on its own: the clock only moves to event times, and a
+        // quiet stretch longer than a slice must not stall the loop.
+        let mut t = self.now();
         loop {
-            let t = SimTime(self.now().0.saturating_add(slice.0));
+            t = SimTime(t.0.saturating_add(slice));
             if self.run_until(t) {
                 break;
             }

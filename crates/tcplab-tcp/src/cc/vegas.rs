@@ -622,6 +622,49 @@ mod tests {
         assert_eq!(w.ssthresh, w.cwnd);
     }
 
+    #[test]
+    fn linear_step_is_one_mss_per_window_with_delayed_acks() {
+        // Increase decided at cwnd 10 segments; a delayed-ACK receiver acknowledges two segments
+        // per ACK: five ACKs (one window of bytes) must add exactly one MSS, not half of one.
+        let mut w = win(10 * M);
+        let (cam, mut c) = round(&mut w, 100 * MS, 105 * MS, 10);
+        assert_eq!(cam.decision[0], DEC_INCREASE);
+        let log = SendLog::default();
+        for k in 0..5u64 {
+            let mut s = sample(2 * SEC0 + k, (3 + 2 * k) * M as u64, None);
+            s.bytes_acked = 2 * M;
+            c.on_ack(&mut w, &s, &view(&log, 2 * SEC0, 0), None);
+        }
+        assert_eq!(w.cwnd, 11 * M);
+    }
+
+    #[test]
+    fn decision_completes_unfinished_step_and_counts_whole_segments() {
+        // An increase whose RTT ended early (half the window ACKed): the next decision first
+        // completes it, so the window judged is 11 segments, not 10.5.
+        let log = SendLog::default();
+        let mut c = cc();
+        c.slow_start = false;
+        let mut w = win(10 * M);
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        c.adjust = Some(Adjust { dir: 1, target: 11 * M, over: 10 * M, acc: 0 });
+        w.cwnd = 10 * M + M / 2;
+        for k in 0..11u64 {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(&mut w, &sample(SEC0 + 100 * MS, M as u64, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert!(w.cwnd >= 11 * M);
+        // Expected = 11 000 B / 0.1 s; Actual = 11 000 B / 0.1 s → Diff 0 → increase.
+        assert!((cam.expected_bps[0] - 110_000.0).abs() < 1e-6, "{}", cam.expected_bps[0]);
+        assert_eq!(cam.decision[0], DEC_INCREASE);
+        // A fractional segment of cwnd is not in transit and does not count in Expected.
+        let mut w = win(10 * M + 900);
+        let (cam, _) = round(&mut w, 100 * MS, 100 * MS, 10);
+        assert!((cam.expected_bps[0] - 100_000.0).abs() < 1e-6, "{}", cam.expected_bps[0]);
+        assert_eq!(cam.decision[0], DEC_INCREASE);
+    }
+
     /// Ten segments sent at t = 0..9 ms; fine RTT samples of 100 ms (RTO = 100 + 4·50 = 300 ms
     /// after the first sample, srtt 100 ms, rttvar 50 ms).
     fn loaded() -> (VegasCc, SendLog, CcWindow) {
