@@ -142,10 +142,12 @@ def run_ns3(n: int, duration_s: float) -> dict:
         cppyy.cppdef("""
             unsigned long tcplab_bench_tc_drops = 0;
             void tcplab_bench_count_drop(ns3::Ptr<const ns3::Packet>) { ++tcplab_bench_tc_drops; }
+            void tcplab_bench_connect_drops(ns3::Ptr<ns3::Node> node) {
+                node->GetObject<ns3::TrafficControlLayer>()->TraceConnectWithoutContext(
+                    "Drop", ns3::MakeCallback(&tcplab_bench_count_drop));
+            }
         """)
-    ns.Config.ConnectWithoutContext(
-        f"/NodeList/{routers.Get(0).GetId()}/$ns3::TrafficControlLayer/Drop",
-        ns.MakeCallback(cppyy.gbl.tcplab_bench_count_drop))
+    cppyy.gbl.tcplab_bench_connect_drops(routers.Get(0))
 
     port = 9
     stop = ns.Seconds(duration_s)

@@ -44,6 +44,25 @@ const TCP_MAXWIN: u32 = 65535;
 /// MSS assumed when the peer sends no MSS option (RFC 1122 §4.2.2.6).
 const DEFAULT_PEER_MSS: u32 = 536;
 
+/// The congestion controller's read-only view of the sender (a macro rather than a method so the
+/// borrow of the send log stays disjoint from the `&mut` borrows of the window and controller).
+macro_rules! sender_view {
+    ($ep:ident, $now:expr, $dupacks:expr) => {
+        SenderView {
+            now: $now,
+            snd_una: $ep.snd_una.saturating_sub(1),
+            snd_nxt: $ep.snd_nxt.saturating_sub(1),
+            snd_max: $ep.snd_max.saturating_sub(1),
+            snd_wnd: $ep.snd_wnd,
+            mss: $ep.eff_mss,
+            dupacks: $dupacks,
+            fine_srtt: $ep.fine_srtt,
+            in_recovery: $ep.rec.in_recovery(),
+            send_log: &$ep.log,
+        }
+    };
+}
+
 /// A sans-IO TCP endpoint. See the crate documentation.
 #[derive(Debug)]
 pub struct Endpoint {
@@ -689,18 +708,7 @@ impl Endpoint {
     }
 
     fn on_dupack(&mut self, now: Nanos) {
-        let view = SenderView {
-            now,
-            snd_una: self.snd_una.saturating_sub(1),
-            snd_nxt: self.snd_nxt.saturating_sub(1),
-            snd_max: self.snd_max.saturating_sub(1),
-            snd_wnd: self.snd_wnd,
-            mss: self.eff_mss,
-            dupacks: self.dupacks,
-            fine_srtt: self.fine_srtt,
-            in_recovery: self.rec.in_recovery(),
-            send_log: &self.log,
-        };
+        let view = sender_view!(self, now, self.dupacks);
         let verdict = self.cc.on_dupack(&mut self.w, &view);
         if verdict == CcVerdict::RetransmitOldest {
             self.cc_retransmit(now);
@@ -824,18 +832,7 @@ impl Endpoint {
         // Vegas-style checks on non-duplicate ACKs: after snd_una moved, so the send log's
         // oldest record is the segment now at the head; before the window grows.
         let verdict = {
-            let view = SenderView {
-                now,
-                snd_una: self.snd_una.saturating_sub(1),
-                snd_nxt: self.snd_nxt.saturating_sub(1),
-                snd_max: self.snd_max.saturating_sub(1),
-                snd_wnd: self.snd_wnd,
-                mss: self.eff_mss,
-                dupacks: self.dupacks,
-                fine_srtt: self.fine_srtt,
-                in_recovery: self.rec.in_recovery(),
-                send_log: &self.log,
-            };
+            let view = sender_view!(self, now, self.dupacks);
             self.cc.on_ack_check(&mut self.w, &view)
         };
         if out.allow_growth {
@@ -850,18 +847,7 @@ impl Endpoint {
                 flight: (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32,
                 ece: seg.flags.contains(Flags::ECE),
             };
-            let view = SenderView {
-                now,
-                snd_una: self.snd_una.saturating_sub(1),
-                snd_nxt: self.snd_nxt.saturating_sub(1),
-                snd_max: self.snd_max.saturating_sub(1),
-                snd_wnd: self.snd_wnd,
-                mss: self.eff_mss,
-                dupacks: 0,
-                fine_srtt: self.fine_srtt,
-                in_recovery: self.rec.in_recovery(),
-                send_log: &self.log,
-            };
+            let view = sender_view!(self, now, 0);
             let cam = if self.cfg.trace { Some(&mut self.trace.cam) } else { None };
             self.cc.on_ack(&mut self.w, &sample, &view, cam);
         }

@@ -79,6 +79,7 @@ use super::{AckSample, CcVerdict, CcWindow, CongestionControl, SenderView};
 use crate::config::VegasParams;
 use crate::recovery::{LossRecovery, RecoveryCtx, RecoveryOutcome};
 use crate::sendlog::SendRecord;
+use crate::rto::fine::{FineRto, MAX_RTO};
 use crate::trace::CamTrace;
 use crate::{Nanos, MS};
 
@@ -115,8 +116,8 @@ pub struct VegasCc {
     /// Reno's duplicate-ACK threshold (4.4BSD tcprexmtthresh).
     pub dupack_threshold: u32,
     // Fine-grained estimator (ns).
-    srtt: Option<Nanos>,
-    rttvar: Nanos,
+    /// Jacobson/RFC 6298 arithmetic at 1 ms granularity, no lower bound (reading 6).
+    fine: FineRto,
     /// Minimum RTT seen.
     pub base_rtt: Option<Nanos>,
     /// Bytes transmitted so far (new data and retransmissions).
@@ -157,8 +158,7 @@ impl VegasCc {
         VegasCc {
             params,
             dupack_threshold: 3,
-            srtt: None,
-            rttvar: 0,
+            fine: FineRto::new(MS, 0, MAX_RTO),
             base_rtt: None,
             sent_total: 0,
             dist: None,
@@ -185,21 +185,11 @@ impl VegasCc {
 
     /// Fine-grained RTO (ns), if a sample exists.
     pub fn fine_rto(&self) -> Option<Nanos> {
-        self.srtt.map(|s| s + MS.max(4 * self.rttvar))
+        self.fine.srtt.map(|_| self.fine.rto())
     }
 
     fn fine_sample(&mut self, r: Nanos) {
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2;
-            }
-            Some(s) => {
-                let err = s.abs_diff(r);
-                self.rttvar = self.rttvar - self.rttvar / 4 + err / 4;
-                self.srtt = Some(s - s / 8 + r / 8);
-            }
-        }
+        self.fine.sample(r);
         self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
     }
 

@@ -10,7 +10,7 @@
 //! RTO persists until a new sample arrives.
 
 mod bsd;
-mod fine;
+pub mod fine;
 pub use bsd::BsdRto;
 pub use fine::FineRto;
 
