@@ -25,7 +25,10 @@ Ipv4AddressHelper installs by default are uninstalled), so each link direction h
 queue, the PointToPointNetDevice's DropTailQueue: 131072 bytes on the bottleneck, 1000 packets
 on the access links. The packet being transmitted is not in that queue (as in tcplab, whose
 queues default to count_in_service = false). Unavoidable: ns-3 counts the 2-byte PPP header in
-the queue's bytes and in the transmission time (tcplab: IP bytes, no framing overhead).
+the queue's bytes and in the transmission time (tcplab: IP bytes, no framing overhead), and the
+device stops accepting packets once another MTU (1500 B) would not fit, so a 1490-byte packet is
+refused when more than 129572 bytes are queued (tcplab: when it would exceed 131072); those
+refusals are drops in ns-3's traffic-control layer, counted here with the queue's own drops.
 
 Timing: the wall time of Simulator.Run() alone, and of the whole script including
 `from ns import ns` (the ns-3/cppyy import dominates start-up). tcplab's numbers for the same
@@ -135,16 +138,19 @@ def run_ns3(n: int, duration_s: float) -> dict:
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     # With no queue disc, a full device queue is seen by the traffic-control layer (the device
-    # stops its tx queue when another MTU would not fit) and the packet is dropped there, not by
-    # the DropTailQueue. Count those drops on the left router in C++ (no Python during Run()).
+    # stops its tx queue once another MTU-sized packet would not fit) and the packet is dropped
+    # there ("TcDrop"), not by the DropTailQueue. Count those drops on the left router with a
+    # few lines of C++ glue (so no Python runs inside Simulator::Run()). The left router's other
+    # devices (ACKs towards the senders, 1000 packets) do not overflow, so this is the bottleneck.
     import cppyy
     if not hasattr(cppyy.gbl, "tcplab_bench_tc_drops"):
         cppyy.cppdef("""
             unsigned long tcplab_bench_tc_drops = 0;
             void tcplab_bench_count_drop(ns3::Ptr<const ns3::Packet>) { ++tcplab_bench_tc_drops; }
             void tcplab_bench_connect_drops(ns3::Ptr<ns3::Node> node) {
-                node->GetObject<ns3::TrafficControlLayer>()->TraceConnectWithoutContext(
-                    "Drop", ns3::MakeCallback(&tcplab_bench_count_drop));
+                bool ok = node->GetObject<ns3::TrafficControlLayer>()->TraceConnectWithoutContext(
+                    "TcDrop", ns3::MakeCallback(&tcplab_bench_count_drop));
+                if (!ok) throw std::runtime_error("no TcDrop trace source");
             }
         """)
     cppyy.gbl.tcplab_bench_connect_drops(routers.Get(0))

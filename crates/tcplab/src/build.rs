@@ -99,6 +99,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 scenario::NodeKind::Router => NodeKind::Router,
             },
             next_link: Vec::new(),
+            only_link: None,
             processing,
             rng: rngs.stream("node-delay", i as u64),
             busy_until: SimTime::ZERO,
@@ -312,6 +313,19 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     let name = sc.name.clone().unwrap_or_else(|| {
         std::path::Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
     });
+    // Nodes with one outgoing link route everything over it (validation above used the full table).
+    let mut out_degree = vec![(0u32, 0u32); nodes.len()];
+    for (i, l) in links.iter().enumerate() {
+        let d = &mut out_degree[l.from as usize];
+        d.0 += 1;
+        d.1 = i as u32;
+    }
+    for (n, &(deg, link)) in nodes.iter_mut().zip(&out_degree) {
+        if deg == 1 {
+            n.only_link = Some(link);
+            n.next_link = Vec::new();
+        }
+    }
     Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, end, sc.run.stop_when_done, sc.run.trace.tcp))
 }
 

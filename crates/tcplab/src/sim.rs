@@ -8,7 +8,7 @@ use rand::Rng;
 use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
-use crate::net::node::{Node, ProcessingDelay, NO_ROUTE};
+use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::Arrival;
 use crate::tcpglue::TcpConn;
@@ -215,7 +215,7 @@ impl Simulation {
     /// Route packet `id` out of `node` (which is not its destination).
     fn forward(&mut self, now: SimTime, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
-        let link = self.nodes[node as usize].next_link[dst as usize];
+        let link = self.nodes[node as usize].route(dst);
         if link == NO_ROUTE {
             self.drop_at_node(id, DropReason::NoRoute);
             return;
@@ -331,6 +331,11 @@ impl Simulation {
             self.conservation.delivered += 1;
             self.pool.free(id);
             self.deliver(now, p);
+            return;
+        }
+        if self.nodes[node as usize].kind == NodeKind::Host {
+            // Hosts do not forward transit traffic (routes never lead through one).
+            self.drop_at_node(id, DropReason::NoRoute);
             return;
         }
         let ttl = p.ttl;

@@ -63,6 +63,10 @@ impl fmt::Display for SimTime {
 /// Serialization time of `bits` on a link of `rate_bps`, rounded up to the next nanosecond
 /// (a packet has not left until its last bit has).
 pub fn transmission_time(bits: u64, rate_bps: u64) -> SimTime {
-    let ns = ((bits as u128) * 1_000_000_000u128).div_ceil(rate_bps as u128);
-    SimTime(ns as u64)
+    // u64 arithmetic suffices for any real packet (bits * 1e9 < 2^64 up to 18 Gbit); u128
+    // otherwise.
+    match bits.checked_mul(1_000_000_000) {
+        Some(n) => SimTime(n.div_ceil(rate_bps)),
+        None => SimTime(((bits as u128) * 1_000_000_000u128).div_ceil(rate_bps as u128) as u64),
+    }
 }

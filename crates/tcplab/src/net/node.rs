@@ -46,11 +46,25 @@ impl ProcessingDelay {
     }
 }
 
+impl Node {
+    /// The link a packet for `dst` leaves by.
+    #[inline]
+    pub fn route(&self, dst: NodeId) -> u32 {
+        match self.only_link {
+            Some(l) => l,
+            None => self.next_link[dst as usize],
+        }
+    }
+}
+
 pub struct Node {
     pub name: String,
     pub kind: NodeKind,
-    /// Outgoing link per destination node (`NO_ROUTE` if unreachable or self).
+    /// Outgoing link per destination node (`NO_ROUTE` if unreachable or self). Empty for a node
+    /// with a single outgoing link (most hosts): everything leaves by `only_link`, which keeps
+    /// the per-packet lookup out of an N×N table.
     pub next_link: Vec<u32>,
+    pub only_link: Option<u32>,
     pub processing: ProcessingDelay,
     pub rng: StreamRng,
     /// End of the processing of the last packet accepted (the node is busy until then).
