@@ -326,7 +326,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             n.next_link = Vec::new();
         }
     }
-    Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, end, sc.run.stop_when_done, sc.run.trace.tcp))
+    Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, end, sc.run.stop_when_done))
 }
 
 fn apply_tcp_options(ctx: &Ctx, i: usize, t: &scenario::TcpCfg, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
@@ -354,11 +354,11 @@ fn apply_tcp_options(ctx: &Ctx, i: usize, t: &scenario::TcpCfg, cfg: &mut Endpoi
     match t.timer.as_deref() {
         None => {}
         Some("bsd") => cfg.timer_model = TimerModel::Bsd,
-        Some("fine") => {
-            if !matches!(cfg.timer_model, TimerModel::Fine { .. }) {
-                cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
-            }
+        Some("fine") if !matches!(cfg.timer_model, TimerModel::Fine { .. }) => {
+            // RFC 6298 as `newreno` uses it: 1 ms clock, 1 s minimum and initial RTO.
+            cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 1_000_000_000, initial_rto: 1_000_000_000 };
         }
+        Some("fine") => {}
         Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine"))),
     }
     if let TimerModel::Fine { granularity, min_rto: m, .. } = &mut cfg.timer_model {

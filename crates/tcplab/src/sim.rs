@@ -58,15 +58,12 @@ pub struct Simulation {
     pub end: SimTime,
     pub stop_when_done: bool,
     pub conservation: Conservation,
-    pub drops_no_route: u64,
     pub node_drops: [u64; 6],
     /// Scratch buffer for UDP bursts (reused: no allocation per event).
     scratch: Vec<u32>,
     pub(crate) link_index: HashMap<String, u32>,
     pub finished_at: Option<SimTime>,
     pub tcp_active: usize,
-    pub trace_tcp: bool,
-    pub bottleneck: Option<u32>,
     pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
     ended: bool,
 }
@@ -82,7 +79,6 @@ impl Simulation {
         tcp: Vec<TcpConn>,
         end: SimTime,
         stop_when_done: bool,
-        trace_tcp: bool,
     ) -> Simulation {
         let link_index = links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
         let mut sim = Simulation {
@@ -98,14 +94,11 @@ impl Simulation {
             end,
             stop_when_done,
             conservation: Conservation::default(),
-            drops_no_route: 0,
             node_drops: [0; 6],
             scratch: Vec::with_capacity(64),
             link_index,
             finished_at: None,
             tcp_active: 0,
-            trace_tcp,
-            bottleneck: None,
             tick_hosts: Vec::new(),
             ended: false,
         };

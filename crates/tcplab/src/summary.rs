@@ -6,7 +6,6 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::engine::SimTime;
-use crate::net::monitor::IntervalStats;
 use crate::net::packet::DropReason;
 use crate::net::queue::QueueLimit;
 use crate::sim::Simulation;
@@ -139,16 +138,11 @@ impl Summary {
                 }
             })
             .collect();
-        let bottleneck = sim
-            .bottleneck
-            .map(|b| sim.links[b as usize].name.clone())
-            .or_else(|| {
-                links
-                    .iter()
-                    .filter(|l| l.packets_arrived > 0)
-                    .max_by(|a, b| a.utilization.partial_cmp(&b.utilization).unwrap().then(b.name.cmp(&a.name)))
-                    .map(|l| l.name.clone())
-            });
+        let bottleneck = links
+            .iter()
+            .filter(|l| l.packets_arrived > 0)
+            .max_by(|a, b| a.utilization.partial_cmp(&b.utilization).unwrap().then(b.name.cmp(&a.name)))
+            .map(|l| l.name.clone());
         let flows = sim
             .tcp
             .iter()
@@ -227,9 +221,4 @@ impl Summary {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("summary serializes")
     }
-}
-
-/// Queue interval series of one link (seed 000 Fig 2.7).
-pub fn intervals(sim: &Simulation, link: usize) -> &[IntervalStats] {
-    &sim.links[link].monitor.intervals
 }

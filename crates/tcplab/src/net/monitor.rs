@@ -112,7 +112,7 @@ impl LinkMonitor {
         self.q_area += q * dt;
         self.sys_area += (self.q_len + self.in_service) as u128 * dt;
         if self.in_service > 0 {
-            self.busy_ns += (now.0 - self.last_change.0) as u64;
+            self.busy_ns += now.0 - self.last_change.0;
         }
         self.last_change = now;
     }
