@@ -792,6 +792,7 @@ impl Endpoint {
         }
         let fine_rtt = self.log.ack(now, ack);
         if let Some(r) = fine_rtt {
+            self.stats.min_rtt = Some(self.stats.min_rtt.map_or(r, |m| m.min(r)));
             self.fine_srtt = Some(match self.fine_srtt {
                 None => r,
                 Some(s) => s - s / 8 + r / 8,

@@ -37,4 +37,7 @@ pub struct ConnStats {
     pub closed_at: Option<Nanos>,
     /// Connection aborted (too many retransmissions, or RST).
     pub aborted: bool,
+    /// Smallest fine RTT sample (ns): the minimum of all measured round-trip times, which is
+    /// Vegas' BaseRTT (seed 000 §4.3) whenever no retransmission spoiled a sample.
+    pub min_rtt: Option<Nanos>,
 }

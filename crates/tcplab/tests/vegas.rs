@@ -5,6 +5,8 @@
 mod common;
 
 use tcplab::run::run_text;
+/// CAM decision "leave slow start" (tcplab_tcp cc::vegas::DEC_SS_EXIT).
+const DEC_SS_EXIT: i8 = 3;
 
 fn root(p: &str) -> String {
     format!("{}/../../{p}", env!("CARGO_MANIFEST_DIR"))
@@ -152,15 +154,140 @@ fn brakmo_path_lone_vegas_retransmits_nothing() {
     assert!(tr.cam.decision.contains(&3), "slow start was never left");
 }
 
+/// Issue 4's second, documented scenario: a Vegas flow that starts while four others hold a
+/// standing queue takes that queue into its BaseRTT and gets more than its share (see the header
+/// of scenarios/examples/vegas-late-starter.toml for the mechanism).
 #[test]
-fn late_starter_scenario_runs() {
+fn late_starter_overestimates_base_rtt_and_takes_more() {
     let text = std::fs::read_to_string(root("scenarios/examples/vegas-late-starter.toml")).unwrap();
-    let r = run_text(&text, "vegas-late-starter.toml", Some(1), &[]).unwrap();
-    // Documented scenario: it must run without loss; the windows are reported, not asserted
-    // (see the scenario's header for what to look at).
-    let cw: Vec<u32> = r.sim.tcp.iter().map(|c| c.ep[0].cwnd()).collect();
-    eprintln!("late starter final cwnds (bytes): early {}, late {}", cw[0], cw[1]);
-    assert_eq!(r.summary.links.iter().map(|l| l.drops).sum::<u64>(), 0);
+    let late_start = 20.0;
+    let full = run_text(&text, "vegas-late-starter.toml", Some(1), &[]).unwrap();
+    // The same run stopped when the late flow starts (the simulation is deterministic, so the
+    // first 20 s are identical): bytes per flow in [20 s, 60 s] are the difference.
+    let before = run_text(&text, "vegas-late-starter.toml", Some(1), &["run.duration=\"20s\"".to_string()]).unwrap();
+    assert_eq!(full.summary.links.iter().map(|l| l.drops).sum::<u64>(), 0);
+    assert_eq!(full.summary.flows.iter().map(|f| f.retransmitted_segments).sum::<u64>(), 0);
+    let n_early = 4;
+    let acked = |r: &tcplab::run::RunResult, i: usize| r.summary.flows[i].bytes_acked as f64;
+    let early_bytes: Vec<f64> = (0..n_early).map(|i| acked(&full, i) - acked(&before, i)).collect();
+    let late_bytes = acked(&full, n_early);
+    let total = early_bytes.iter().sum::<f64>() + late_bytes;
+    let share = late_bytes / total;
+
+    // True RTT of a data segment on an empty path: 2 × (0.5 + 4 + 0.5) ms propagation, a
+    // 1040-byte packet at 1 Mb/s (8.32 ms) and a 40-byte ACK at 1 Mb/s (0.32 ms) on the
+    // bottleneck, 1 Gb/s serialisation on the access links (~17 us).
+    let pkt_s = 1040.0 * 8.0 / 1e6;
+    let true_rtt = 0.010 + pkt_s + 40.0 * 8.0 / 1e6;
+    let base = |i: usize| full.sim.tcp[i].ep[0].stats().min_rtt.expect("RTT sample") as f64 / 1e9;
+    let early_base: Vec<f64> = (0..n_early).map(base).collect();
+    let late_base = base(n_early);
+    // Standing queue when the late flow arrives: the smallest queue the monitor saw in the
+    // 5 s before it (packets waiting, the one being sent included as the monitor counts them).
+    let link = full.sim.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    let standing = link
+        .monitor
+        .intervals
+        .iter()
+        .filter(|x| x.t_start_s >= late_start - 5.0 && x.t_start_s < late_start)
+        .map(|x| x.min_pkts)
+        .min()
+        .unwrap();
+    eprintln!(
+        "late starter: true RTT {:.2} ms; early BaseRTTs {:?} ms; late BaseRTT {:.2} ms; standing queue {} pkts \
+         ({:.2} ms); bytes in [20, 60] s: early {:?} KB, late {:.0} KB; late share {:.3} (fair {:.3})",
+        true_rtt * 1e3,
+        early_base.iter().map(|b| (b * 1e5).round() / 100.0).collect::<Vec<_>>(),
+        late_base * 1e3,
+        standing,
+        standing as f64 * pkt_s * 1e3,
+        early_bytes.iter().map(|b| (b / 1024.0).round()).collect::<Vec<_>>(),
+        late_bytes / 1024.0,
+        share,
+        1.0 / (n_early + 1) as f64
+    );
+    // The early flows measured the (nearly) empty path: the first one exactly, the others'
+    // first segments may wait behind the earlier flows' first segments (at most n_early − 1
+    // packet times; seen: 18.66, 25.98, 33.28, 33.28 ms).
+    assert!((early_base[0] - true_rtt).abs() < 1e-4, "early0 BaseRTT {}", early_base[0]);
+    for b in &early_base {
+        assert!(*b >= true_rtt - 1e-4 && *b <= true_rtt + (n_early - 1) as f64 * pkt_s + 1e-4, "early BaseRTT {b}");
+    }
+    assert!(standing >= n_early as u32, "standing queue {standing} pkts: the early flows must hold one or more each");
+    // The late flow's BaseRTT includes the standing queue: at least (standing − 1) full packet
+    // times (the packet in service may be partly sent when late's segment arrives).
+    let excess = late_base - true_rtt;
+    assert!(
+        excess >= (standing - 1) as f64 * pkt_s,
+        "late BaseRTT exceeds the true RTT by {:.2} ms, standing queue {standing} pkts = {:.2} ms",
+        excess * 1e3,
+        standing as f64 * pkt_s * 1e3
+    );
+    // ... and it takes more than its fair share, more than any early flow.
+    assert!(share > 1.0 / (n_early + 1) as f64, "late share {share:.3}");
+    for e in &early_bytes {
+        assert!(late_bytes > *e, "late {late_bytes} vs early {e}");
+    }
+}
+
+/// Seed 000 §4.4 / Fig 4.7 claims for Vegas* against Vegas during the initial slow start: the
+/// threshold window set from the ACK-spacing estimate halts exponential growth "at the right
+/// time", the sending rate "never exceeds the available bandwidth by much", Vegas* "does not need
+/// as many buffers as Vegas", and overall "the new mechanism does not have a measurable impact on
+/// throughput, and only marginally improves the loss rate". On the Brakmo path (200 KB/s, 10
+/// buffers) plain Vegas already loses nothing, so no loss can be avoided; what is tested is what
+/// our Vegas* shows there (see the numbers printed and the assertions' comments).
+#[test]
+fn brakmo_path_vegas_star_against_vegas() {
+    let text = std::fs::read_to_string(root("scenarios/brakmo/single-transfer/scenario.toml")).unwrap();
+    struct LtView {
+        t: Vec<u64>,
+        qlen: Vec<u32>,
+    }
+    struct Out {
+        kbps: f64,
+        exit_s: f64,
+        q_ss: u32,
+        q_max: u32,
+        ssthresh: u32,
+    }
+    let run = |variant: &str| {
+        let r = run_text(&text, "x.toml", Some(1), &[format!("tcp[0].variant=\"{variant}\"")]).unwrap();
+        let f = r.summary.flows[0].clone();
+        assert!(f.completed, "{variant}");
+        assert_eq!(f.retransmitted_bytes, 0, "{variant}");
+        assert_eq!(r.summary.links.iter().map(|l| l.drops).sum::<u64>(), 0, "{variant}");
+        let link = r.sim.links.iter().find(|l| l.name == "Gateway1->Gateway2").unwrap();
+        let lt = link.monitor.trace.as_ref().expect("link trace on in this scenario");
+        let lt: Vec<(u64, u32)> = lt.t.iter().copied().zip(lt.qlen.iter().copied()).collect();
+        let q_max = link.monitor.q_max;
+        let mut sim = r.sim;
+        let tr = sim.tcp.remove(0).ep[0].take_trace();
+        let i = tr.cam.decision.iter().position(|&d| d == DEC_SS_EXIT).expect("slow start left");
+        let exit = tr.cam.t[i];
+        let lt = (lt.iter().map(|x| x.0).collect::<Vec<_>>(), lt.iter().map(|x| x.1).collect::<Vec<_>>());
+        let lt = LtView { t: lt.0, qlen: lt.1 };
+        let q_ss = lt.t.iter().zip(&lt.qlen).filter(|(t, _)| **t <= exit).map(|(_, q)| *q).max().unwrap_or(0);
+        let ssthresh = tr.t.iter().zip(&tr.ssthresh).filter(|(t, _)| **t <= exit).map(|(_, s)| *s).min().unwrap();
+        Out { kbps: f.throughput_KBps, exit_s: exit as f64 / 1e9, q_ss, q_max, ssthresh }
+    };
+    let v = run("vegas");
+    let s = run("vegas-star");
+    eprintln!(
+        "Brakmo path: vegas {:.1} KB/s, slow start left at {:.3} s, peak queue in slow start {} pkts, overall {}; \
+         vegas-star {:.1} KB/s, left at {:.3} s with ssthresh {} B, peak queue in slow start {} pkts, overall {}",
+        v.kbps, v.exit_s, v.q_ss, v.q_max, s.kbps, s.exit_s, s.ssthresh, s.q_ss, s.q_max
+    );
+    // Vegas* sets a threshold window below the initial 64 KB during slow start.
+    assert!(s.ssthresh < 65535, "no threshold from the estimate");
+    // Fewer buffers during slow start (000 Fig 4.7 bottom graphs).
+    assert!(s.q_ss < v.q_ss, "Vegas* slow-start queue peak {} vs Vegas {}", s.q_ss, v.q_ss);
+    // Discrepancy with "no measurable impact on throughput": our Vegas* leaves slow start early
+    // (its four-ACK estimate spans the idle gap between two ACK trains while the window is
+    // smaller than the pipe, so it measures the sending rate, not the available bandwidth) and
+    // then climbs linearly: it is slower, but by less than 15 %.
+    assert!(s.exit_s < v.exit_s);
+    assert!(s.kbps > 0.85 * v.kbps && s.kbps <= v.kbps * 1.02, "vegas-star {:.1} vs vegas {:.1}", s.kbps, v.kbps);
 }
 
 /// Seed 002 Fig 1 V-R: a lone Vegas sender against a BSD delayed-ACK receiver must fill the

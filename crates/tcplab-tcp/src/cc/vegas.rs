@@ -743,4 +743,132 @@ mod tests {
         assert_eq!(w.ssthresh, 3 * M); // 7 / 2 = 3.5 → 3 segments
         assert_eq!(c.loss_decreases, 2);
     }
+
+    // ---- Vegas* (000 §4.4, reading 11) ----
+
+    /// Vegas* in a slow-start *growth* epoch that started with `segs` segments of window,
+    /// BaseRTT `base`.
+    fn star(base: Nanos, segs: u32) -> (VegasCc, CcWindow) {
+        let mut c = VegasCc::new(VegasParams { avg_rtt: false, star: true, ..Default::default() });
+        c.base_rtt = Some(base);
+        c.ss_grow = true;
+        c.epoch_segments = segs;
+        (c, win(segs * M))
+    }
+
+    /// An ACK at `t` advancing snd_una to `una` segments (no RTT sample, no distinguished segment).
+    fn star_ack(c: &mut VegasCc, w: &mut CcWindow, t: Nanos, una: u64) {
+        let log = SendLog::default();
+        c.on_ack(w, &sample(t, una * M as u64, None), &view(&log, t, 0), None);
+    }
+
+    #[test]
+    fn star_estimate_from_four_acks_sets_ssthresh() {
+        // The thesis' numbers: MSS 1 KB, ACKs 5 ms apart → 200 KB/s; BaseRTT 100 ms.
+        // Four ACKs (three spacings): 3000 B / 15 ms = 200 000 B/s;
+        // ssthresh = 200 000 B/s × 0.1 s = 20 000 B = 20 segments.
+        let (mut c, mut w) = star(100 * MS, 4);
+        let t0 = SEC0;
+        for k in 0..3u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+            assert_eq!(c.star_bw, None, "no estimate before the fourth ACK");
+            assert_eq!(w.ssthresh, 65535);
+        }
+        star_ack(&mut c, &mut w, t0 + 15 * MS, 4);
+        let bw = c.star_bw.expect("estimate after four ACKs");
+        assert!((bw - 200_000.0).abs() < 1e-6, "{bw}");
+        assert_eq!(w.ssthresh, 20 * M);
+        // Whole segments, rounded down: with BaseRTT 47 ms, 200 000 × 0.047 = 9 400 B → 9 segments.
+        let (mut c, mut w) = star(47 * MS, 4);
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+        }
+        assert_eq!(w.ssthresh, 9 * M);
+        // ... and never below 2 segments: 10 ms spacing (100 000 B/s) × 5 ms BaseRTT = 0.5 segment.
+        let (mut c, mut w) = star(5 * MS, 4);
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + k * 10 * MS, k + 1);
+        }
+        assert_eq!(w.ssthresh, 2 * M);
+        // A window below four segments gives no estimate (fewer than four ACKs per RTT).
+        let (mut c, mut w) = star(100 * MS, 3);
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+        }
+        assert_eq!(c.star_bw, None);
+        assert_eq!(w.ssthresh, 65535);
+        assert_eq!(w.cwnd, 7 * M, "without an estimate every ACK grows the window at once");
+        assert_eq!(c.next_timer(), None);
+    }
+
+    #[test]
+    fn star_increases_are_scheduled_at_the_expected_ack_spacing() {
+        // Epoch of 4 segments, ACKs 5 ms apart from t0 (200 KB/s), BaseRTT 40 ms →
+        // ssthresh = 200 000 × 0.04 = 8 000 B = 8 segments.
+        let (mut c, mut w) = star(40 * MS, 4);
+        let t0 = SEC0;
+        // The first three ACKs come before any estimate: +1 MSS each, at once (4 → 7).
+        for k in 0..3u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+            assert_eq!(w.cwnd, (5 + k as u32) * M);
+        }
+        assert_eq!(c.next_timer(), None);
+        // The fourth ACK (t0 + 15 ms) makes the estimate and does not grow the window: its
+        // +1 MSS is scheduled 4 ACKs × 5 ms = 20 ms later (the thesis' "5×4" example).
+        star_ack(&mut c, &mut w, t0 + 15 * MS, 4);
+        assert_eq!(w.ssthresh, 8 * M);
+        assert_eq!(w.cwnd, 7 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 35 * MS));
+        // Two more ACKs at 20 and 25 ms: scheduled for 40 and 45 ms; the window holds.
+        star_ack(&mut c, &mut w, t0 + 20 * MS, 5);
+        star_ack(&mut c, &mut w, t0 + 25 * MS, 6);
+        assert_eq!(w.cwnd, 7 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 35 * MS));
+        // Not due yet: nothing happens a nanosecond early.
+        c.on_timer(t0 + 35 * MS - 1, &mut w);
+        assert_eq!(w.cwnd, 7 * M);
+        // At 35 ms: 7 → 8 segments, the threshold window.
+        c.on_timer(t0 + 35 * MS, &mut w);
+        assert_eq!(w.cwnd, 8 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 40 * MS));
+        // At 40 and 45 ms the increases fire but the window stays at ssthresh (8 segments).
+        c.on_timer(t0 + 40 * MS, &mut w);
+        assert_eq!(w.cwnd, 8 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 45 * MS));
+        c.on_timer(t0 + 45 * MS, &mut w);
+        assert_eq!(w.cwnd, 8 * M);
+        assert_eq!(c.next_timer(), None);
+    }
+
+    #[test]
+    fn star_pending_increases_fire_in_order_and_are_dropped_on_timeout() {
+        // Deep threshold (BaseRTT 1 s → 200 segments): each scheduled increase lands.
+        let (mut c, mut w) = star(SEC0, 4);
+        let t0 = SEC0;
+        for k in 0..6u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+        }
+        // 3 immediate (4 → 7), then ACKs at 15, 20, 25 ms scheduled for 35, 40, 45 ms.
+        assert_eq!(w.cwnd, 7 * M);
+        assert_eq!(w.ssthresh, 200 * M);
+        // A late timer call applies everything due by then (35 and 40 ms), not the 45 ms one.
+        c.on_timer(t0 + 42 * MS, &mut w);
+        assert_eq!(w.cwnd, 9 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 45 * MS));
+        // A coarse timeout abandons the pending increase.
+        c.on_timeout(&mut w);
+        assert_eq!(c.next_timer(), None);
+        // Plain Vegas never schedules: the same ACKs grow the window at once.
+        let mut c = cc();
+        c.ss_grow = true;
+        c.epoch_segments = 4;
+        c.base_rtt = Some(SEC0);
+        let mut w = win(4 * M);
+        for k in 0..6u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+        }
+        assert_eq!(w.cwnd, 10 * M);
+        assert_eq!(c.star_bw, None);
+        assert_eq!(c.next_timer(), None);
+    }
 }
