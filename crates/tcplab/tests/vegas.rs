@@ -278,16 +278,21 @@ fn brakmo_path_vegas_star_against_vegas() {
          vegas-star {:.1} KB/s, left at {:.3} s with ssthresh {} B, peak queue in slow start {} pkts, overall {}",
         v.kbps, v.exit_s, v.q_ss, v.q_max, s.kbps, s.exit_s, s.ssthresh, s.q_ss, s.q_max
     );
-    // Vegas* sets a threshold window below the initial 64 KB during slow start.
-    assert!(s.ssthresh < 65535, "no threshold from the estimate");
-    // Fewer buffers during slow start (000 Fig 4.7 bottom graphs).
-    assert!(s.q_ss < v.q_ss, "Vegas* slow-start queue peak {} vs Vegas {}", s.q_ss, v.q_ss);
-    // Discrepancy with "no measurable impact on throughput": our Vegas* leaves slow start early
-    // (its four-ACK estimate spans the idle gap between two ACK trains while the window is
-    // smaller than the pipe, so it measures the sending rate, not the available bandwidth) and
-    // then climbs linearly: it is slower, but by less than 15 %.
-    assert!(s.exit_s < v.exit_s);
-    assert!(s.kbps > 0.85 * v.kbps && s.kbps <= v.kbps * 1.02, "vegas-star {:.1} vs vegas {:.1}", s.kbps, v.kbps);
+    // Vegas* sets the threshold window from its estimate: the bottleneck's payload rate
+    // (200 KB/s × 1434/1474 payload per wire byte) × BaseRTT, in whole segments — the
+    // bandwidth-delay product, within one segment.
+    let payload_rate = 200.0 * 1024.0 * 1434.0 / 1474.0;
+    let base_rtt = 0.1 + 2.0 * 1474.0 * 8.0 / 10e6 + 1474.0 * 8.0 / (200.0 * 1024.0 * 8.0) + 3.0 * 40.0 * 8.0 / 10e6 + 40.0 * 8.0 / (200.0 * 1024.0 * 8.0);
+    let bdp_segments = payload_rate * base_rtt / 1434.0;
+    let est_segments = s.ssthresh as f64 / 1434.0;
+    assert!((est_segments - bdp_segments).abs() <= 1.0, "ssthresh {est_segments} segments vs BDP {bdp_segments:.2}");
+    // "The new mechanism does not have a measurable impact on throughput" (000 §4.4).
+    assert!((s.kbps - v.kbps).abs() <= 0.02 * v.kbps, "vegas-star {:.1} vs vegas {:.1}", s.kbps, v.kbps);
+    // It needs no more buffers than Vegas in slow start. On this path Vegas itself leaves slow
+    // start at the same window (Diff > gamma at 16 segments), so the two peaks are equal here;
+    // the "fewer buffers" of Fig 4.7 needs a path where Vegas overshoots, which this is not.
+    assert!(s.q_ss <= v.q_ss, "Vegas* slow-start queue peak {} vs Vegas {}", s.q_ss, v.q_ss);
+    assert!(s.exit_s <= v.exit_s + 0.2);
 }
 
 /// Seed 002 Fig 1 V-R: a lone Vegas sender against a BSD delayed-ACK receiver must fill the

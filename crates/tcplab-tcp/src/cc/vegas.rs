@@ -64,7 +64,9 @@
 //!     start; the time of the retransmission counts as a decrease.
 //! 11. Vegas* (000 §4.4): the available bandwidth is estimated from the ACKs of four consecutive
 //!     segments (three spacings) acknowledged during a slow-start growth epoch once the window
-//!     holds at least four segments; ssthresh = estimate × BaseRTT (whole segments, ≥ 2). Each
+//!     holds at least four segments, and only from segments that queued behind one another at
+//!     the bottleneck (each sent less than its ACK gap after its predecessor — otherwise the
+//!     spacing measures the sender's idle time between ACK trains); ssthresh = estimate × BaseRTT (whole segments, ≥ 2). Each
 //!     ACK of a growth epoch schedules the +1 MSS at now + (ACKs expected this RTT) × (MSS /
 //!     estimate) instead of applying it at once (the thesis' 5 ms × 4 = 20 ms example). Until an
 //!     estimate exists, increases are immediate as in Vegas.
@@ -141,7 +143,8 @@ pub struct VegasCc {
     /// Window decreases caused by retransmissions.
     pub loss_decreases: u64,
     // Vegas*.
-    star_acks: VecDeque<(Nanos, u64)>,
+    /// (ACK time, snd_una after it, send time of the acknowledged segment if known).
+    star_acks: VecDeque<(Nanos, u64, Option<Nanos>)>,
     /// Available-bandwidth estimate, bytes/s.
     pub star_bw: Option<f64>,
     star_pending: VecDeque<Nanos>,
@@ -295,18 +298,30 @@ impl VegasCc {
     }
 
     /// Vegas*: bandwidth from the ACKs of four consecutive segments; threshold window from it.
-    fn star_on_ack(&mut self, w: &mut CcWindow, now: Nanos, snd_una: u64) {
+    /// Only segments that queued behind each other at the bottleneck space their ACKs by its
+    /// rate (the packet-pair principle, 000 Fig 3.6): when a segment left the sender later than
+    /// its predecessor's ACK gap allows (its send gap >= its ACK gap, e.g. the first segment of
+    /// the next ACK train), the ACK spacing measures the sender, not the path, so the four-ACK
+    /// window restarts at that ACK.
+    fn star_on_ack(&mut self, w: &mut CcWindow, now: Nanos, snd_una: u64, sent_at: Option<Nanos>) {
         if self.epoch_segments < 4 {
             self.star_acks.clear();
             return;
         }
-        self.star_acks.push_back((now, snd_una));
+        if let Some(&(prev_ack, _, Some(prev_sent))) = self.star_acks.back() {
+            if let Some(sent) = sent_at {
+                if sent.saturating_sub(prev_sent) >= now.saturating_sub(prev_ack) {
+                    self.star_acks.clear();
+                }
+            }
+        }
+        self.star_acks.push_back((now, snd_una, sent_at));
         while self.star_acks.len() > 4 {
             self.star_acks.pop_front();
         }
         if self.star_acks.len() == 4 {
-            let (t0, a0) = self.star_acks[0];
-            let (t3, a3) = self.star_acks[3];
+            let (t0, a0, _) = self.star_acks[0];
+            let (t3, a3, _) = self.star_acks[3];
             if t3 > t0 && a3 > a0 {
                 let bw = (a3 - a0) as f64 / ((t3 - t0) as f64 / 1e9);
                 self.star_bw = Some(bw);
@@ -361,7 +376,7 @@ impl CongestionControl for VegasCc {
         if self.slow_start {
             if self.ss_grow {
                 if self.params.star {
-                    self.star_on_ack(w, now, s.snd_una);
+                    self.star_on_ack(w, now, s.snd_una, s.fine_rtt.map(|r| now.saturating_sub(r)));
                 }
                 match (self.params.star, self.star_bw) {
                     (true, Some(bw)) if bw > 0.0 => {
@@ -799,6 +814,32 @@ mod tests {
         assert_eq!(w.ssthresh, 65535);
         assert_eq!(w.cwnd, 7 * M, "without an estimate every ACK grows the window at once");
         assert_eq!(c.next_timer(), None);
+    }
+
+    #[test]
+    fn star_estimate_ignores_spacing_across_ack_trains() {
+        // Brakmo path shape: a train of ACKs 7.2 ms apart (200 KB/s for 1434-byte segments),
+        // then the next train ~88 ms later. With BaseRTT 100 ms and the first three ACKs of a
+        // train followed by the first of the next, no estimate may come from the idle gap.
+        let (mut c, mut w) = star(100 * MS, 4);
+        let t0 = SEC0;
+        let log = SendLog::default();
+        let ack = |c: &mut VegasCc, w: &mut CcWindow, t: Nanos, una: u64, sent: Nanos| {
+            c.on_ack(w, &sample(t, una * M as u64, Some(t - sent)), &view(&log, t, 0), None);
+        };
+        // Train 1: segments sent back to back at t0 (1 us apart), ACKed 5 ms apart.
+        for k in 0..3u64 {
+            ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1, t0 + k * 1_000);
+        }
+        // First ACK of the next train: its segment left 60 ms after the previous one.
+        ack(&mut c, &mut w, t0 + 170 * MS, 4, t0 + 60 * MS);
+        assert_eq!(c.star_bw, None, "the idle gap between trains is not a bandwidth sample");
+        // Three more ACKs of that train, 5 ms apart, segments sent back to back: estimate 200 KB/s.
+        for k in 1..4u64 {
+            ack(&mut c, &mut w, t0 + 170 * MS + k * 5 * MS, 4 + k, t0 + 60 * MS + k * 1_000);
+        }
+        let bw = c.star_bw.expect("an estimate from one train");
+        assert!((bw - 200_000.0).abs() < 1e-6, "{bw}");
     }
 
     #[test]
