@@ -831,12 +831,13 @@ mod tests {
         for k in 0..3u64 {
             ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1, t0 + k * 1_000);
         }
-        // First ACK of the next train: its segment left 60 ms after the previous one.
-        ack(&mut c, &mut w, t0 + 170 * MS, 4, t0 + 60 * MS);
+        // First ACK of the next train: its segment left when the first ACK arrived (t0+100 ms),
+        // 100 ms after its predecessor, and its ACK comes 90 ms after the previous ACK.
+        ack(&mut c, &mut w, t0 + 200 * MS, 4, t0 + 100 * MS);
         assert_eq!(c.star_bw, None, "the idle gap between trains is not a bandwidth sample");
         // Three more ACKs of that train, 5 ms apart, segments sent back to back: estimate 200 KB/s.
         for k in 1..4u64 {
-            ack(&mut c, &mut w, t0 + 170 * MS + k * 5 * MS, 4 + k, t0 + 60 * MS + k * 1_000);
+            ack(&mut c, &mut w, t0 + 200 * MS + k * 5 * MS, 4 + k, t0 + 100 * MS + k * 1_000);
         }
         let bw = c.star_bw.expect("an estimate from one train");
         assert!((bw - 200_000.0).abs() < 1e-6, "{bw}");
