@@ -54,6 +54,8 @@ pub struct FlowSummary {
     pub largest_timeout_gap_s: f64,
     pub fast_retransmits: u64,
     pub max_cwnd_bytes: u32,
+    /// Smallest RTT sample (what Vegas calls BaseRTT), seconds.
+    pub min_rtt_s: Option<f64>,
     pub bytes_delivered: u64,
     pub completed: bool,
 }
@@ -178,6 +180,7 @@ impl Summary {
                     largest_timeout_gap_s: st.largest_timeout_gap as f64 / 1e9,
                     fast_retransmits: st.fast_retransmits,
                     max_cwnd_bytes: st.max_cwnd_bytes,
+                    min_rtt_s: st.min_rtt.map(|r| r as f64 / 1e9),
                     bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
                     completed: st.completion_time.is_some(),
                 }
