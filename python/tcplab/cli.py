@@ -135,7 +135,7 @@ def cmd_report(a) -> int:
 
 def cmd_reproduce(a) -> int:
     from .reproduce import reproduce
-    return reproduce(a.experiment, out=a.out, seed=a.seed, report=not a.no_report)
+    return reproduce(a.experiment, out=a.out, seed=a.seed, report=not a.no_report, seeds=a.seeds)
 
 
 def cmd_bench(a) -> int:
@@ -204,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("experiment", help="experiment folder under scenarios/, e.g. brakmo/single-transfer")
     rp.add_argument("--out", type=Path, help="output directory (default: runs/reproduce/<experiment>)")
     rp.add_argument("--seed", type=int, help="seed of the random streams (default: the scenario's run.seed)")
+    rp.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help="also run the next N-1 seeds of every variant and report each metric's min and max (default 1)")
     rp.add_argument("--no-report", action="store_true", help="skip the HTML report")
     rp.set_defaults(fn=cmd_reproduce)
 

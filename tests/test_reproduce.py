@@ -1,0 +1,85 @@
+"""`tcplab reproduce`: comparison.json's contract, and the seeds' qualitative claims on our runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TCPLAB = [sys.executable, "-m", "tcplab.cli"]
+
+
+def reproduce(tmp_path: Path, experiment: str, *extra: str) -> dict:
+    out = tmp_path / experiment.replace("/", "_")
+    p = subprocess.run(TCPLAB + ["reproduce", experiment, "--out", str(out), *extra], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "paper" in p.stdout and "ours" in p.stdout
+    comp = json.loads((out / "comparison.json").read_text())
+    comp["_out"] = out
+    return comp
+
+
+def metric(comp: dict, variant: str, name: str):
+    (row,) = [r for r in comp["rows"] if r["variant"] == variant and r["metric"] == name]
+    return row
+
+
+@pytest.fixture(scope="module")
+def brakmo(tmp_path_factory):
+    return reproduce(tmp_path_factory.mktemp("rep"), "brakmo/single-transfer", "--seeds", "3", "--no-report")
+
+
+@pytest.fixture(scope="module")
+def ahn(tmp_path_factory):
+    return reproduce(tmp_path_factory.mktemp("rep"), "ahn/figure1", "--no-report")
+
+
+def test_comparison_rows_are_summary_fields(brakmo):
+    out = brakmo["_out"]
+    variants = {r["variant"] for r in brakmo["rows"]}
+    assert {"reno", "vegas"} <= variants
+    for v in variants:
+        flow = json.loads((out / v / "summary.json").read_text())["flows"][0]
+        for r in (r for r in brakmo["rows"] if r["variant"] == v):
+            assert set(r) >= {"variant", "metric", "paper", "ours"}
+            assert r["metric"] in flow, r["metric"]
+            assert r["ours"] == flow[r["metric"]], "ours is the saved run's value"
+            if r["ours"] is not None:
+                assert r["min"] <= r["ours"] <= r["max"] and r["seeds"] == 3
+    assert metric(brakmo, "reno", "throughput_KBps")["paper"] == 123.0
+    assert metric(brakmo, "vegas", "throughput_KBps")["paper"] == 169.0
+
+
+def test_brakmo_claims(brakmo):
+    """000 §4.1 / Fig 4.1: Reno loses in its first slow start, pays a coarse timeout, and fast
+    retransmit patches later single drops; Fig 4.3: Vegas has no losses and is faster."""
+    assert metric(brakmo, "reno", "coarse_timeouts")["min"] >= 1
+    assert metric(brakmo, "reno", "fast_retransmits")["min"] >= 1
+    assert metric(brakmo, "reno", "retransmitted_segments")["min"] >= 1
+    assert metric(brakmo, "vegas", "retransmitted_bytes")["max"] == 0
+    assert metric(brakmo, "vegas", "coarse_timeouts")["max"] == 0
+    assert metric(brakmo, "vegas", "throughput_KBps")["min"] > metric(brakmo, "reno", "throughput_KBps")["max"]
+
+
+def test_ahn_figure1_claims(ahn):
+    """002 Fig 1: R-R one early timeout then fast recoveries; R-T only coarse timeouts (a Tahoe
+    receiver does not send the duplicate ACKs fast retransmit needs); V-R no drop at all."""
+    assert metric(ahn, "R-R", "coarse_timeouts")["ours"] >= 1
+    assert metric(ahn, "R-R", "fast_retransmits")["ours"] >= 1
+    assert metric(ahn, "R-T", "fast_retransmits")["ours"] == 0
+    assert metric(ahn, "R-T", "coarse_timeouts")["ours"] >= 2
+    for m in ("retransmitted_segments", "coarse_timeouts", "fast_retransmits"):
+        assert metric(ahn, "V-R", m)["ours"] == 0, m
+    assert metric(ahn, "V-R", "throughput_KBps")["ours"] > metric(ahn, "R-R", "throughput_KBps")["ours"]
+
+
+def test_unknown_experiment_is_a_clean_error(tmp_path):
+    p = subprocess.run(TCPLAB + ["reproduce", "no/such", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "no reproduction named 'no/such'" in p.stderr
+    assert "Traceback" not in p.stderr
