@@ -36,6 +36,11 @@ def _chromium() -> str | None:
     return None
 
 
+def _graph_count(text: str) -> int:
+    """Graphs in a report: inline SVGs (time-axis zoom) plus PNG <img> fallbacks."""
+    return text.count("<img ") + text.count('<svg class="graph zsvg"')
+
+
 def _expected_images(run: RunData) -> int:
     n = 0
     if run.has_tcp and run.conns:
@@ -62,8 +67,9 @@ def test_write_report_contents(plots_run_dirs, tmp_path):
             p = report.write_report(d, tmp_path / f"{d.name}.html")
         text = p.read_text()
         _check_self_contained(text)
-        assert text.count("<img ") == _expected_images(run), d
+        assert _graph_count(text) == _expected_images(run), d
         assert text.count('src="data:image/png;base64,') == text.count("<img ")
+        assert text.count('<figure id=') == _expected_images(run)
         for c in run.conns:
             assert f">{c}<" in text  # flow table row
         for lk in run.link_names:
@@ -76,7 +82,7 @@ def test_write_report_several_runs_and_report_cli(plots_synth_dirs, tmp_path):
     p = report.write_report(dirs, tmp_path / "both.html")
     text = p.read_text()
     assert 'id="run0"' in text and 'id="run1"' in text
-    assert text.count("<img ") == sum(_expected_images(RunData.load(d)) for d in dirs)
+    assert _graph_count(text) == sum(_expected_images(RunData.load(d)) for d in dirs)
     default = report.report_cli(plots_synth_dirs["reno"])
     assert default == plots_synth_dirs["reno"] / "report.html" and default.stat().st_size > 10_000
     into_dir = report.report_cli(plots_synth_dirs["reno"], tmp_path / "outdir")
@@ -123,7 +129,7 @@ def test_report_from_in_memory_tables(plots_synth_dirs, tmp_path):
 
     p = report.write_report(FakeApiRun(), tmp_path / "mem.html")
     text = p.read_text()
-    assert text.count("<img ") == _expected_images(RunData.load(d))
+    assert _graph_count(text) == _expected_images(RunData.load(d))
     assert "synthetic run written by tests/synthrun.py" in text
 
 
@@ -161,12 +167,12 @@ def test_report_opens_in_headless_chromium(plots_synth_dirs, plots_run_dirs, tmp
             page.wait_for_load_state("networkidle")
             shot = plots_artifacts_dir / f"report_{which}.png"
             page.screenshot(path=str(shot), full_page=False)
-            n_img = page.evaluate("document.images.length")
+            n_img = page.evaluate("document.querySelectorAll('figure .graph').length")
             broken = page.evaluate("Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length")
             # the inline script works: a click enlarges a graph, a second click restores it
-            page.click("figure img")
+            page.click("figure .graph")
             zoomed = page.evaluate("document.querySelectorAll('figure.zoomed').length")
-            page.click("figure.zoomed img")
+            page.click("figure.zoomed .graph")
             unzoomed = page.evaluate("document.querySelectorAll('figure.zoomed').length")
         finally:
             browser.close()
@@ -179,3 +185,120 @@ def test_report_opens_in_headless_chromium(plots_synth_dirs, plots_run_dirs, tmp
     assert n_img >= 2 and broken == 0
     assert (zoomed, unzoomed) == (1, 0)
     assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 20_000
+
+
+def _launch(pw):
+    exe = _chromium()
+    return pw.chromium.launch(executable_path=exe, headless=True,
+                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+
+
+def test_report_time_zoom_in_chromium(plots_synth_dirs, tmp_path, plots_artifacts_dir):
+    """Dragging across a TCP trace graph zooms its time axis: the figure's data-t0/t1 and the
+    x tick labels change to the selected range, tick labels sit where their time is, the
+    data (a retransmission line) moves to its time in the new range, pan keeps the span,
+    and "reset zoom" restores the original ticks and range."""
+    from tcplab import plots
+
+    exe = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if exe is None or sync_playwright is None:
+        msg = f"zoom test needs chromium and playwright; found chromium={exe!r}"
+        if os.environ.get("TCPLAB_ALLOW_NO_BROWSER") == "1":
+            pytest.skip(msg)
+        pytest.fail(msg)
+
+    d = plots_synth_dirs["reno"]
+    run = RunData.load(d)
+    conn = run.conns[0]
+    rt, _ = plots.retransmitted_originals(run.trace(conn, "snd"))
+    assert len(rt), "the synthetic Reno run should retransmit"
+    path = report.write_report(d, tmp_path / "zoom.html")
+    url = path.resolve().as_uri()
+    sel = f'figure[id="run0-tcp-{conn}"]'
+
+    errors, requests = [], []
+    with sync_playwright() as pw:
+        browser = _launch(pw)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(url, wait_until="load")
+            fig = page.locator(sel)
+            fig.scroll_into_view_if_needed()
+            meta = fig.evaluate("f => JSON.parse(f.dataset.zoom)")
+            ax = meta["axes"][0]
+            T0, T1 = float(fig.get_attribute("data-t0")), float(fig.get_attribute("data-t1"))
+            assert (T0, T1) == (ax["t0"], ax["t1"])
+
+            def ticks(visible_only=True):
+                return fig.evaluate("""f => Array.from(f.querySelectorAll('[id*="-xtick_"], g.ztick'))
+                    .filter(g => g.style.display !== 'none')
+                    .map(g => { const t = g.querySelector('text'); if (!t) return null;
+                                const r = t.getBoundingClientRect();
+                                return [t.textContent, r.left + r.width / 2]; })
+                    .filter(x => x)""")
+
+            before = ticks()
+            assert len(before) >= 3
+            bb = fig.locator("svg.zsvg").bounding_box()
+            sc = bb["width"] / meta["w"]
+
+            def screen_x(frac):
+                return bb["x"] + (ax["x0"] + frac * (ax["x1"] - ax["x0"])) * sc
+
+            # zoom around the first retransmitted segment's original send time
+            f_rt = (rt[0] - T0) / (T1 - T0)
+            fa, fb = max(0.0, f_rt - 0.08), min(1.0, f_rt + 0.12)
+            y = bb["y"] + (ax["y0"] + 30) * sc
+            page.mouse.move(screen_x(fa), y)
+            page.mouse.down()
+            page.mouse.move(screen_x((fa + fb) / 2), y, steps=4)
+            page.mouse.move(screen_x(fb), y, steps=4)
+            page.mouse.up()
+            a, b = float(fig.get_attribute("data-t0")), float(fig.get_attribute("data-t1"))
+            span = T1 - T0
+            assert a == pytest.approx(T0 + fa * span, abs=0.01 * span)
+            assert b == pytest.approx(T0 + fb * span, abs=0.01 * span)
+            assert "zoomed" not in (fig.get_attribute("class") or "")  # a drag zooms, it does not enlarge
+            fig.screenshot(path=str(plots_artifacts_dir / "report_zoomed.png"))
+
+            after = ticks()
+            assert len(after) >= 3 and [t for t, _ in after] != [t for t, _ in before]
+            values = [float(t.replace("\u2212", "-")) for t, _ in after]
+            assert all(a - 1e-9 <= v <= b + 1e-9 for v in values), (values, a, b)
+            # each label sits where its time is on the zoomed axis (screen position -> time)
+            for v, (_, xs) in zip(values, after):
+                t_at = a + ((xs - bb["x"]) / sc - ax["x0"]) / (ax["x1"] - ax["x0"]) * (b - a)
+                assert t_at == pytest.approx(v, abs=0.01 * (b - a)), (v, t_at)
+            # the data moved: the first retransmission line is drawn at its time in [a, b]
+            x_line = fig.evaluate("""f => { const g = f.querySelector('[id*="-zx"][id$="-retx-lines"] path');
+                                            return parseFloat(g.getAttribute('d').trim().split(/\\s+/)[1]); }""")
+            want = ax["x0"] + (rt[0] - a) / (b - a) * (ax["x1"] - ax["x0"])
+            assert x_line == pytest.approx(want, abs=0.05)
+            assert "showing" in fig.locator(".zrange").inner_text()
+
+            # pan right keeps the span; reset restores everything
+            fig.locator(".zright").click()
+            a2, b2 = float(fig.get_attribute("data-t0")), float(fig.get_attribute("data-t1"))
+            assert a2 > a and b2 - a2 == pytest.approx(b - a, rel=1e-6)
+            fig.locator(".zreset").click()
+            assert (float(fig.get_attribute("data-t0")), float(fig.get_attribute("data-t1"))) == (T0, T1)
+            assert ticks() == before
+            assert fig.evaluate("f => f.querySelectorAll('g.ztick').length") == 0
+            assert fig.locator(".zreset").is_disabled()
+            x_back = fig.evaluate("""f => { const g = f.querySelector('[id*="-zx"][id$="-retx-lines"] path');
+                                            return parseFloat(g.getAttribute('d').trim().split(/\\s+/)[1]); }""")
+            assert x_back == pytest.approx(ax["x0"] + (rt[0] - T0) / span * (ax["x1"] - ax["x0"]), abs=0.05)
+            # a plain click still enlarges
+            page.mouse.click(screen_x(0.5), y)
+            assert "zoomed" in (fig.get_attribute("class") or "")
+        finally:
+            browser.close()
+    assert not errors, errors
+    assert not [u for u in requests if u != url and not u.startswith("data:")]

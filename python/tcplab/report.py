@@ -1,9 +1,18 @@
 """One self-contained HTML report per run (``tcplab report``) or per reproduction
 (``tcplab reproduce``).
 
-The file needs nothing but itself: graphs are inline base64 PNGs, the stylesheet and the
-few lines of script (click a graph to enlarge it, click again to restore) are inline, the
-favicon is a data: URL. It opens from disk with no server and makes no network request.
+The file needs nothing but itself: graphs are inline SVG (or inline base64 PNGs), the
+stylesheet and the small script are inline, the favicon is a data: URL. It opens from disk
+with no server and makes no network request.
+
+Time-axis zoom: every graph is embedded as the inline SVG matplotlib writes (text kept as
+text), with a JSON description of its axes (pixel box and time range) on the <figure>.
+Dragging across a graph zooms its time axis: the script maps every time-dependent element
+(lines, hash marks, markers, labels anchored at a time -- tagged in Python from each
+artist's transform) to the new range by rewriting its x coordinates, clips them to the
+axes, and redraws the x ticks with new labels; "reset zoom" restores the original. A
+plain click enlarges the graph, as it does for PNGs. A figure whose SVG would exceed
+``ZOOM_SVG_MAX_BYTES`` (very long runs) falls back to a PNG without zoom.
 """
 
 from __future__ import annotations
@@ -11,9 +20,11 @@ from __future__ import annotations
 import base64
 import html
 import io
+import itertools
 import json
 import math
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -25,6 +36,7 @@ __all__ = ["write_report", "write_comparison_report", "report_cli", "figure_to_d
 
 MAX_TCP_GRAPHS = 12  # per run; a run with more flows gets the first 12 and a note
 MAX_LINK_GRAPHS = 6
+ZOOM_SVG_MAX_BYTES = 1_500_000  # per graph; larger graphs are embedded as PNG (no zoom)
 
 _CSS = """
 :root { --fg:#111; --mute:#666; --rule:#ccc; --bg:#fff; --band:#f4f4f4; }
@@ -52,14 +64,204 @@ summary { cursor: pointer; font-weight: 600; }
 pre { background: var(--band); padding: .8em; overflow-x: auto; font-size: .82em; }
 nav a { margin-right: 1em; }
 .note { color: var(--mute); font-style: italic; }
+figure.zfig .zwrap { border: 1px solid #eee; max-width: var(--w); }
+figure.zfig svg.zsvg { display: block; width: 100%; height: auto; cursor: crosshair; touch-action: none;
+                       user-select: none; -webkit-user-select: none; }
+figure.zfig.zoomed .zwrap { max-width: none; width: 200%; }
+.ztool { font-size: .8em; color: var(--mute); margin-bottom: .2em; display: flex; gap: .4em; align-items: center;
+         flex-wrap: wrap; }
+.ztool button { font: inherit; padding: .05em .5em; cursor: pointer; }
+.ztool button[disabled] { cursor: default; }
+.ztool .zrange { color: var(--fg); font-variant-numeric: tabular-nums; min-width: 11em; }
 """
 
-_JS = """
+_JS = r"""
 document.addEventListener('click', function (ev) {
   var img = ev.target.closest ? ev.target.closest('figure img') : null;
   if (!img) return;
   img.parentNode.classList.toggle('zoomed');
 });
+(function () {
+  'use strict';
+  var NS = 'http://www.w3.org/2000/svg';
+  function niceStep(span, n) {
+    var raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw))), r = raw / mag;
+    return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 2.5 ? 2.5 : r <= 5 ? 5 : 10) * mag;
+  }
+  function decimals(step) {
+    for (var d = 0; d < 12; d++) {
+      var s = step * Math.pow(10, d);
+      if (Math.abs(s - Math.round(s)) < 1e-6 * Math.max(1, s)) return d;
+    }
+    return 12;
+  }
+  function label(v, d) { return v.toFixed(d).replace('-', '\u2212'); }
+  function num(x) { return Math.round(x * 1000) / 1000; }
+
+  function setup(fig) {
+    var meta = JSON.parse(fig.getAttribute('data-zoom'));
+    var svg = fig.querySelector('svg.zsvg'), uid = meta.uid;
+    var first = meta.axes[0], T0 = first.t0, T1 = first.t1, cur = [T0, T1];
+    var defs = svg.querySelector('defs') || svg.insertBefore(document.createElementNS(NS, 'defs'), svg.firstChild);
+    var axes = meta.axes.map(function (m, i) {
+      var g = svg.querySelector('#' + uid + '-' + m.g);
+      var ax = {m: m, paths: [], uses: [], texts: [], groups: [], ticks: [], made: [], tpl: null,
+                clip: uid + '-zclip' + i};
+      if (!g) return ax;
+      var cp = document.createElementNS(NS, 'clipPath'), rc = document.createElementNS(NS, 'rect');
+      cp.setAttribute('id', ax.clip);
+      rc.setAttribute('x', m.x0 - 0.5); rc.setAttribute('y', 0);
+      rc.setAttribute('width', m.x1 - m.x0 + 1); rc.setAttribute('height', meta.h);
+      cp.appendChild(rc); defs.appendChild(cp);
+      g.querySelectorAll('[id^="' + uid + '-zx"]').forEach(function (z) {
+        ax.groups.push(z);
+        z.querySelectorAll('path').forEach(function (p) {
+          if (p.closest('defs')) return;
+          var tok = p.getAttribute('d').trim().split(/\s+/), xi = [], xs = [], k = 0;
+          for (var j = 0; j < tok.length; j++) {
+            if (/^[A-Za-z]$/.test(tok[j])) continue;
+            if (k++ % 2 === 0) { xi.push(j); xs.push(parseFloat(tok[j])); }
+          }
+          ax.paths.push({el: p, tok: tok, xi: xi, xs: xs});
+        });
+        z.querySelectorAll('use').forEach(function (u) {
+          if (u.closest('defs')) return;
+          ax.uses.push({el: u, x: parseFloat(u.getAttribute('x') || '0')});
+        });
+        z.querySelectorAll('text').forEach(function (t) {
+          var tr = t.getAttribute('transform') || '', x = parseFloat(t.getAttribute('x'));
+          if (isNaN(x)) { var mm = /translate\(\s*([-\d.eE]+)/.exec(tr); x = mm ? parseFloat(mm[1]) : m.x0; }
+          ax.texts.push({el: t, x: x, tr: tr});
+        });
+      });
+      g.querySelectorAll('[id^="' + uid + '-xtick_"]').forEach(function (t) {
+        var u = t.querySelector('use');
+        ax.ticks.push({el: t, x: u ? parseFloat(u.getAttribute('x')) : NaN});
+      });
+      ax.hide = Array.prototype.slice.call(g.querySelectorAll('[id^="' + uid + '-zh"]'));
+      if (ax.ticks.length) ax.tpl = ax.ticks[ax.ticks.length > 1 ? 1 : 0];
+      return ax;
+    });
+    var ntarget = Math.max(4, Math.min(10, axes[0].ticks.length || 8));
+
+    function render(a, b) {
+      var full = (a === T0 && b === T1);
+      cur = [a, b];
+      axes.forEach(function (ax) {
+        var m = ax.m, W = m.x1 - m.x0;
+        var k = (m.t1 - m.t0) / (b - a), xa = m.x0 + (a - m.t0) / (m.t1 - m.t0) * W;
+        var X = function (x) { return m.x0 + (x - xa) * k; };
+        ax.paths.forEach(function (p) {
+          var t = p.tok.slice();
+          for (var j = 0; j < p.xi.length; j++) t[p.xi[j]] = full ? p.tok[p.xi[j]] : num(X(p.xs[j]));
+          p.el.setAttribute('d', t.join(' '));
+        });
+        ax.uses.forEach(function (u) { u.el.setAttribute('x', full ? u.x : num(X(u.x))); });
+        ax.texts.forEach(function (t) {
+          var dx = full ? 0 : num(X(t.x) - t.x);
+          t.el.setAttribute('transform', ('translate(' + dx + ' 0) ' + t.tr).trim());
+        });
+        ax.groups.forEach(function (g) {
+          if (full) g.removeAttribute('clip-path'); else g.setAttribute('clip-path', 'url(#' + ax.clip + ')');
+        });
+        (ax.hide || []).forEach(function (e) { e.style.display = full ? '' : 'none'; });
+        ax.made.forEach(function (e) { e.parentNode.removeChild(e); });
+        ax.made = [];
+        ax.ticks.forEach(function (t) { t.el.style.display = full ? '' : 'none'; });
+        if (full || !ax.tpl || isNaN(ax.tpl.x)) return;
+        var step = niceStep(b - a, ntarget), d = decimals(step);
+        for (var i = Math.ceil(a / step - 1e-9); i * step <= b + step * 1e-9; i++) {
+          var v = i * step, px = m.x0 + (v - a) / (b - a) * W;
+          var c = ax.tpl.el.cloneNode(true);
+          c.removeAttribute('id');
+          c.style.display = '';
+          c.querySelectorAll('defs').forEach(function (e) { e.parentNode.removeChild(e); });
+          c.querySelectorAll('[id]').forEach(function (e) { e.removeAttribute('id'); });
+          c.setAttribute('transform', 'translate(' + num(px - ax.tpl.x) + ' 0)');
+          c.setAttribute('class', 'ztick');
+          c.setAttribute('data-t', label(v, d));
+          var txt = c.querySelector('text');
+          if (txt) txt.textContent = label(v, d);
+          ax.tpl.el.parentNode.insertBefore(c, ax.tpl.el);
+          ax.made.push(c);
+        }
+      });
+      fig.setAttribute('data-t0', String(a));
+      fig.setAttribute('data-t1', String(b));
+      var span = b - a, d2 = Math.min(6, Math.max(0, decimals(niceStep(span, 50))));
+      fig.querySelector('.zrange').textContent = full ? 'whole run: ' + label(a, d2) + ' \u2013 ' + label(b, d2) + ' s'
+        : 'showing ' + label(a, d2) + ' \u2013 ' + label(b, d2) + ' s';
+      fig.querySelector('.zreset').disabled = full;
+      fig.querySelector('.zout').disabled = full;
+      fig.querySelector('.zleft').disabled = full || a <= T0;
+      fig.querySelector('.zright').disabled = full || b >= T1;
+    }
+    function zoom(a, b) {
+      var full = T1 - T0, span = Math.max(Math.min(b - a, full), full / 5000);
+      if (span >= full * (1 - 1e-9)) return render(T0, T1);
+      var mid = (a + b) / 2;
+      a = mid - span / 2; b = mid + span / 2;
+      if (a < T0) { b += T0 - a; a = T0; }
+      if (b > T1) { a -= b - T1; b = T1; }
+      render(a, b);
+    }
+    function svgX(ev) {
+      var pt = svg.createSVGPoint();
+      pt.x = ev.clientX; pt.y = ev.clientY;
+      return pt.matrixTransform(svg.getScreenCTM().inverse()).x;
+    }
+    function tAt(x) {
+      var m = first, f = Math.min(1, Math.max(0, (x - m.x0) / (m.x1 - m.x0)));
+      return cur[0] + f * (cur[1] - cur[0]);
+    }
+    var sel = document.createElementNS(NS, 'rect'), start = null;
+    var ytop = Math.min.apply(null, meta.axes.map(function (m) { return m.y0; }));
+    var ybot = Math.max.apply(null, meta.axes.map(function (m) { return m.y1; }));
+    sel.setAttribute('y', ytop); sel.setAttribute('height', ybot - ytop);
+    sel.setAttribute('style', 'fill: rgba(31,95,168,.15); stroke: #1f5fa8; stroke-width: .6; pointer-events: none');
+    sel.setAttribute('display', 'none');
+    svg.appendChild(sel);
+    function clampX(x) { return Math.min(first.x1, Math.max(first.x0, x)); }
+    svg.addEventListener('pointerdown', function (ev) {
+      if (ev.button !== 0) return;
+      start = {x: clampX(svgX(ev)), cx: ev.clientX};
+      try { svg.setPointerCapture(ev.pointerId); } catch (e) { /* synthetic events */ }
+      ev.preventDefault();
+    });
+    svg.addEventListener('pointermove', function (ev) {
+      if (!start) return;
+      var x = clampX(svgX(ev));
+      sel.setAttribute('x', Math.min(x, start.x)); sel.setAttribute('width', Math.abs(x - start.x));
+      sel.setAttribute('display', Math.abs(ev.clientX - start.cx) >= 4 ? 'inline' : 'none');
+    });
+    function end(ev, cancel) {
+      if (!start) return;
+      var s = start; start = null;
+      sel.setAttribute('display', 'none');
+      if (cancel) return;
+      if (Math.abs(ev.clientX - s.cx) < 4) { fig.classList.toggle('zoomed'); return; }
+      var x = clampX(svgX(ev)), ta = tAt(Math.min(x, s.x)), tb = tAt(Math.max(x, s.x));
+      if (tb > ta) zoom(ta, tb);
+    }
+    svg.addEventListener('pointerup', function (ev) { end(ev, false); });
+    svg.addEventListener('pointercancel', function (ev) { end(ev, true); });
+    fig.querySelector('.zreset').addEventListener('click', function () { render(T0, T1); });
+    fig.querySelector('.zout').addEventListener('click', function () {
+      var s = cur[1] - cur[0]; zoom(cur[0] - s / 2, cur[1] + s / 2);
+    });
+    fig.querySelector('.zleft').addEventListener('click', function () {
+      var s = cur[1] - cur[0]; zoom(cur[0] - s / 2, cur[1] - s / 2);
+    });
+    fig.querySelector('.zright').addEventListener('click', function () {
+      var s = cur[1] - cur[0]; zoom(cur[0] + s / 2, cur[1] + s / 2);
+    });
+    fig.zoomTo = zoom;
+    render(T0, T1);
+  }
+  document.querySelectorAll('figure.zfig[data-zoom]').forEach(function (f) {
+    try { setup(f); } catch (e) { f.classList.add('zbroken'); if (window.console) console.warn('zoom disabled', e); }
+  });
+})();
 """
 
 
@@ -122,10 +324,90 @@ def _table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = No
     return "".join(out)
 
 
-def _figure_html(fig, caption: str, fig_id: str = "") -> str:
-    uri = figure_to_data_uri(fig)
+_zoom_ids = itertools.count()
+
+
+def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
+    """``fig`` as inline SVG ready for the zoom script, with its axes description; None if
+    the figure has no axes or the SVG would be larger than ZOOM_SVG_MAX_BYTES.
+
+    Tags (gids; the figure is the report's own copy) each axes ``zaxN`` and every artist
+    whose x position is in data (time) coordinates ``zxN`` (``zxN-<its gid>`` when it had
+    one), then prefixes every SVG id
+    with ``uid`` so several graphs can live in one HTML document. Annotations anchored at a
+    data point (the flow names on the sequence plot) are tagged ``zhN`` and hidden while
+    zoomed, since their point offset cannot be mapped exactly."""
+    import matplotlib
+    from matplotlib.axis import Axis
+    from matplotlib.text import Annotation
+
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    if not axes:
+        return None
+    n = 0
+    for i, ax in enumerate(axes):
+        ax.set_gid(f"zax{i}")
+        skip = {id(ax.patch), id(ax.legend_), id(ax.title), id(getattr(ax, "_left_title", None)),
+                id(getattr(ax, "_right_title", None))} | {id(sp) for sp in ax.spines.values()}
+        for art in ax.get_children():
+            if id(art) in skip or isinstance(art, Axis):
+                continue
+            if isinstance(art, Annotation) and art.xycoords == "data":
+                art.set_gid(f"zh{n}")  # a label offset from a data point: hidden while zoomed
+                n += 1
+                continue
+            xdata = False
+            for getter in ("get_transform", "get_offset_transform"):
+                try:
+                    xdata = xdata or bool(getattr(art, getter)().contains_branch_seperately(ax.transData)[0])
+                except Exception:
+                    pass
+            if xdata:  # keep the plot's own gid readable after the tag (zx3-retx-lines)
+                orig = re.sub(r"[^A-Za-z0-9_.:-]+", "_", str(art.get_gid() or ""))
+                art.set_gid(f"zx{n}-{orig}" if orig else f"zx{n}")
+                n += 1
+    buf = io.BytesIO()
+    with matplotlib.rc_context(plots._RC):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    if buf.tell() > ZOOM_SVG_MAX_BYTES:
+        return None
+    svg = buf.getvalue().decode("utf-8")
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, count=1, flags=re.S)
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{uid}-{m.group(1)}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{uid}-{m.group(1)})", svg)
+    svg = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{uid}-{m.group(1)}"', svg)
+    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r'<svg class="graph zsvg" \1', svg, count=1)
+    W, H = (float(v) * 72.0 for v in fig.get_size_inches())
+    meta = {"uid": uid, "w": W, "h": H, "axes": []}
+    for i, ax in enumerate(axes):
+        pos = ax.get_position()
+        t0, t1 = (float(v) for v in ax.get_xlim())
+        meta["axes"].append({"g": f"zax{i}", "x0": round(pos.x0 * W, 4), "x1": round(pos.x1 * W, 4),
+                             "y0": round((1 - pos.y1) * H, 4), "y1": round((1 - pos.y0) * H, 4), "t0": t0, "t1": t1})
+    return svg, meta
+
+
+_ZOOM_TOOLS = ('<div class="ztool"><button type="button" class="zreset" disabled>reset zoom</button>'
+               '<button type="button" class="zout" title="zoom out">&minus;</button>'
+               '<button type="button" class="zleft" title="earlier">&#9664;</button>'
+               '<button type="button" class="zright" title="later">&#9654;</button>'
+               '<span class="zrange"></span><span class="zhint">drag across the graph to zoom the time axis; '
+               'click to enlarge</span></div>')
+
+
+def _figure_html(fig, caption: str, fig_id: str = "", zoom: bool = True) -> str:
     idattr = f' id="{_e(fig_id)}"' if fig_id else ""
-    return (f'<figure{idattr}><img alt="{_e(caption)}" src="{uri}">'
+    z = _zoomable_svg(fig, f"zg{next(_zoom_ids)}") if zoom else None
+    if z is not None:
+        svg, meta = z
+        t0, t1 = meta["axes"][0]["t0"], meta["axes"][0]["t1"]
+        return (f'<figure{idattr} class="zfig" style="--w:{meta["w"] * 110 / 72:.0f}px" '
+                f'data-zoom="{_e(json.dumps(meta, separators=(",", ":")))}" data-t0="{t0:g}" data-t1="{t1:g}">'
+                f'{_ZOOM_TOOLS}<div class="zwrap" role="img" aria-label="{_e(caption)}">{svg}</div>'
+                f"<figcaption>{_e(caption)}</figcaption></figure>")
+    uri = figure_to_data_uri(fig)
+    return (f'<figure{idattr}><img class="graph" alt="{_e(caption)}" src="{uri}">'
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
@@ -136,7 +418,7 @@ def _page(title: str, body: str) -> str:
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<link rel=\"icon\" href=\"data:,\">"
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{_e(title)}</h1><p class=\"meta\">written by tcplab {stamp}; click a graph to enlarge it.</p>"
+        f"<h1>{_e(title)}</h1><p class=\"meta\">written by tcplab {stamp}; click a graph to enlarge it, drag across it to zoom its time axis.</p>"
         f"{body}<script>{_JS}</script></body></html>\n"
     )
 
