@@ -44,6 +44,23 @@ const TCP_MAXWIN: u32 = 65535;
 /// MSS assumed when the peer sends no MSS option (RFC 1122 §4.2.2.6).
 const DEFAULT_PEER_MSS: u32 = 536;
 
+/// The loss-recovery module's context (a macro for the same reason as `sender_view!`).
+macro_rules! recovery_ctx {
+    ($ep:ident, $now:expr) => {
+        RecoveryCtx {
+            now: $now,
+            w: &mut $ep.w,
+            cc: &mut *$ep.cc,
+            snd_una: $ep.snd_una,
+            snd_nxt: $ep.snd_nxt,
+            snd_max: $ep.snd_max,
+            snd_wnd: $ep.snd_wnd,
+            dupacks: $ep.dupacks,
+            dupack_threshold: $ep.cfg.dupack_threshold,
+        }
+    };
+}
+
 /// The congestion controller's read-only view of the sender (a macro rather than a method so the
 /// borrow of the send log stays disjoint from the `&mut` borrows of the window and controller).
 macro_rules! sender_view {
@@ -713,17 +730,7 @@ impl Endpoint {
         if verdict == CcVerdict::RetransmitOldest {
             self.cc_retransmit(now);
         }
-        let mut ctx = RecoveryCtx {
-            now,
-            w: &mut self.w,
-            cc: &mut *self.cc,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-            snd_max: self.snd_max,
-            snd_wnd: self.snd_wnd,
-            dupacks: self.dupacks,
-            dupack_threshold: self.cfg.dupack_threshold,
-        };
+        let mut ctx = recovery_ctx!(self, now);
         let out = self.rec.on_dupack(&mut ctx);
         self.apply_recovery(now, out);
         self.note_cwnd();
@@ -801,17 +808,7 @@ impl Endpoint {
 
         let prev_una = self.snd_una;
         let out = {
-            let mut ctx = RecoveryCtx {
-                now,
-                w: &mut self.w,
-                cc: &mut *self.cc,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-                snd_max: self.snd_max,
-                snd_wnd: self.snd_wnd,
-                dupacks: self.dupacks,
-                dupack_threshold: self.cfg.dupack_threshold,
-            };
+            let mut ctx = recovery_ctx!(self, now);
             self.rec.on_ack(&mut ctx, ack)
         };
         self.dupacks = 0;
@@ -1099,17 +1096,7 @@ impl Endpoint {
         self.w.cwnd = self.w.mss;
         self.cc.on_timeout(&mut self.w);
         {
-            let mut ctx = RecoveryCtx {
-                now,
-                w: &mut self.w,
-                cc: &mut *self.cc,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-                snd_max: self.snd_max,
-                snd_wnd: self.snd_wnd,
-                dupacks: self.dupacks,
-                dupack_threshold: self.cfg.dupack_threshold,
-            };
+            let mut ctx = recovery_ctx!(self, now);
             self.rec.on_timeout(&mut ctx);
         }
         self.dupacks = 0;
