@@ -21,7 +21,7 @@ fn random_scenario(rng: &mut Pcg64Mcg) -> String {
     for h in 0..hosts {
         s += &format!("[[nodes]]\nname = \"h{h}\"\nkind = \"host\"\n\n");
     }
-    let mut link = |a: String, b: String, rng: &mut Pcg64Mcg| {
+    let link = |a: String, b: String, rng: &mut Pcg64Mcg| {
         let rate = [1, 2, 5, 10, 100][rng.gen_range(0..5)];
         let q = if rng.gen_bool(0.5) {
             format!("{}pkts", rng.gen_range(1..30))
