@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import polars as pl
+import tomli_w
 
 from . import _core
 
@@ -29,36 +30,6 @@ def _toml_literal(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{ " + ", ".join(f"{k} = {_toml_literal(v)}" for k, v in value.items()) + " }"
     raise TypeError(f"cannot write {type(value).__name__} as a TOML value")
-
-
-def _dump_toml(data: Mapping[str, Any]) -> str:
-    """Minimal TOML writer for the scenario structure (tables, arrays of tables, inline values)."""
-    lines: list[str] = []
-
-    def scalars(d: Mapping[str, Any]) -> None:
-        for k, v in d.items():
-            if isinstance(v, Mapping) or (isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v)):
-                continue
-            lines.append(f"{k} = {_toml_literal(v)}")
-
-    def tables(d: Mapping[str, Any], prefix: str) -> None:
-        for k, v in d.items():
-            name = f"{prefix}{k}"
-            if isinstance(v, Mapping):
-                lines.append("")
-                lines.append(f"[{name}]")
-                scalars(v)
-                tables(v, name + ".")
-            elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
-                for item in v:
-                    lines.append("")
-                    lines.append(f"[[{name}]]")
-                    scalars(item)
-                    tables(item, name + ".")
-
-    scalars(data)
-    tables(data, "")
-    return "\n".join(lines).lstrip("\n") + "\n"
 
 
 class Scenario:
@@ -126,7 +97,7 @@ class Scenario:
         return self
 
     def to_toml(self) -> str:
-        return self._text if self._text is not None else _dump_toml(self.data)
+        return self._text if self._text is not None else tomli_w.dumps(self.data)
 
     @property
     def name(self) -> str:
