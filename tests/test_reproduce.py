@@ -78,6 +78,17 @@ def test_ahn_figure1_claims(ahn):
     assert metric(ahn, "V-R", "throughput_KBps")["ours"] > metric(ahn, "R-R", "throughput_KBps")["ours"]
 
 
+def test_report_lands_in_the_output_directory(tmp_path, monkeypatch):
+    """A relative --out puts report.html directly in it (not OUT/OUT/report.html)."""
+    monkeypatch.chdir(tmp_path)
+    p = subprocess.run(TCPLAB + ["reproduce", str(ROOT / "scenarios" / "brakmo" / "single-transfer"), "--out", "rel/out"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "rel" / "out" / "report.html").is_file()
+    assert (tmp_path / "rel" / "out" / "comparison.json").is_file()
+    assert "wrote rel/out/report.html" in p.stdout
+
+
 def test_unknown_experiment_is_a_clean_error(tmp_path):
     p = subprocess.run(TCPLAB + ["reproduce", "no/such", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 2

@@ -93,7 +93,7 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     print(f"\nwrote {out / 'comparison.json'}")
     if report:
         from .report import write_comparison_report
-        path = write_comparison_report(out, rows, runs, out / "report.html", title=spec.get("title"))
+        path = write_comparison_report(out, rows, runs, title=spec.get("title"))  # OUT/report.html
         print(f"wrote {path}")
     sys.stdout.flush()
     return 0
