@@ -182,6 +182,9 @@ pub struct EndpointConfig {
     pub nagle: bool,
     /// Close our side automatically once the peer's FIN has been read (a bulk sink).
     pub close_on_peer_fin: bool,
+    /// Slow-start restart after idle (4.4BSD tcp_output.c: nothing outstanding and idle for at
+    /// least the RTO → cwnd back to the initial window; RFC 5681 §4.1 for the fine timer model).
+    pub idle_restart: bool,
     /// Record the columnar trace.
     pub trace: bool,
 }
@@ -229,6 +232,7 @@ impl EndpointConfig {
             delack_bytes: None,
             nagle: true,
             close_on_peer_fin: true,
+            idle_restart: true,
             trace: false,
         })
     }

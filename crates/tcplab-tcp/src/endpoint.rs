@@ -136,6 +136,8 @@ pub struct Endpoint {
 
     // Clocks and timers.
     tcp_now: u32,
+    /// BSD `t_idle`: slow ticks since a segment was last received.
+    idle_ticks: u32,
     tw_deadline: Option<Nanos>,
 
     stats: ConnStats,
@@ -204,6 +206,7 @@ impl Endpoint {
             hs_sent_at: None,
             hs_rtt: None,
             tcp_now: 1,
+            idle_ticks: 0,
             tw_deadline: None,
             stats: ConnStats::default(),
             trace: Trace::default(),
@@ -237,6 +240,11 @@ impl Endpoint {
         if self.state == TcpState::Closed {
             self.state = TcpState::Listen;
         }
+    }
+
+    /// Whether the application has closed its sending side (FIN queued or sent).
+    pub fn close_requested(&self) -> bool {
+        self.close_requested
     }
 
     /// The application offers `bytes` more bytes (`u64::MAX` = unlimited).
@@ -374,6 +382,7 @@ impl Endpoint {
     /// BSD 500 ms slow tick (tcp_slowtimo).
     pub fn on_slow_tick(&mut self, now: Nanos) {
         self.tcp_now = self.tcp_now.wrapping_add(1);
+        self.idle_ticks = self.idle_ticks.saturating_add(1);
         if !self.timer.is_bsd() || self.state == TcpState::Closed {
             return;
         }
@@ -533,6 +542,7 @@ impl Endpoint {
     /// Process one arriving segment.
     pub fn on_segment(&mut self, now: Nanos, seg: &Segment) {
         self.stats.segments_received += 1;
+        self.idle_ticks = 0;
         self.drain_reads(now);
         match self.state {
             TcpState::Closed => {
@@ -1255,6 +1265,13 @@ impl Endpoint {
         if len == 0 && !fin {
             return None;
         }
+        if len > 0 && self.snd_max == self.snd_una && self.snd_nxt == self.snd_max && self.restart_after_idle(now) {
+            // The window may have shrunk to one segment: recompute what may go now.
+            len = len.min(self.w.cwnd.min(self.snd_wnd) as u64);
+            if len == 0 {
+                return None;
+            }
+        }
         if len > 0 && len < self.eff_mss as u64 && !forced {
             let idle = self.snd_max == self.snd_una;
             let buffered = limit - self.snd_una; // unacked + unsent bytes in the buffer
@@ -1268,6 +1285,32 @@ impl Endpoint {
         }
         let s = self.snd_nxt;
         Some(self.emit(now, s, len as u32, fin, false))
+    }
+
+    /// 4.4BSD tcp_output.c: `idle = (snd_max == snd_una); if (idle && t_idle >= t_rxtcur)
+    /// snd_cwnd = t_maxseg` — after an idle period of at least the RTO no ACKs are left to clock
+    /// data out, so slow start again. BSD measures `t_idle` in slow ticks since the last segment
+    /// received; the fine timer model uses RFC 5681 §4.1 (time since the last send exceeds the RTO,
+    /// restart window = min(initial window, cwnd)). Returns whether cwnd was reduced.
+    fn restart_after_idle(&mut self, now: Nanos) -> bool {
+        if !self.cfg.idle_restart || self.snd_max <= 1 {
+            return false;
+        }
+        let idle_long = match &self.timer {
+            RetransmitTimer::Bsd { est, .. } => self.idle_ticks as i64 >= est.rxtcur as i64,
+            RetransmitTimer::Fine { .. } => {
+                let since = now.saturating_sub(self.last_send.unwrap_or(now));
+                since > self.timer.rto_ns()
+            }
+        };
+        let restart = self.cfg.initial_window_segments.max(1) * self.eff_mss;
+        if idle_long && self.w.cwnd > restart {
+            self.w.cwnd = restart;
+            self.stats.idle_restarts += 1;
+            self.note_cwnd();
+            return true;
+        }
+        false
     }
 
     fn emit(&mut self, now: Nanos, s: u64, len: u32, fin: bool, single: bool) -> Segment {

@@ -20,6 +20,8 @@ pub struct ConnStats {
     /// 1.7 seconds between the timeout and the previous packet sent").
     pub largest_timeout_gap: Nanos,
     pub fast_retransmits: u64,
+    /// Slow-start restarts after an idle period (4.4BSD tcp_output.c).
+    pub idle_restarts: u64,
     pub max_cwnd_bytes: u32,
     pub dupacks_received: u64,
     pub acks_sent: u64,

@@ -1021,3 +1021,56 @@ fn mathis_law() {
         }
     }
 }
+
+// ------------------------------------------------------------------ slow-start restart after idle
+
+/// Grow cwnd to 3 segments, go idle, write again: after an idle gap of at least the RTO the
+/// sender restarts from one segment (4.4BSD tcp_output.c); after a shorter gap it keeps cwnd.
+fn idle_gap_then_send(c: EndpointConfig, gap_ticks: u32) -> (u32, Vec<(u32, u32)>) {
+    let mut e = open_sender(c, 65535);
+    e.app_write(3000);
+    // Slow start: 1, then 2 segments; each ACK adds one MSS (the second ACK covers both).
+    let mut t = 100 * MS;
+    assert_eq!(data(&drain(&mut e, t)), vec![(0, 1000)]);
+    t += 100 * MS;
+    e.on_segment(t, &ack(1000, 65535));
+    assert_eq!(data(&drain(&mut e, t)), vec![(1000, 1000), (2000, 1000)]);
+    t += 100 * MS;
+    e.on_segment(t, &ack(3000, 65535));
+    assert!(drain(&mut e, t).is_empty());
+    assert_eq!(e.cwnd(), 3000);
+    // Idle: slow ticks pass with nothing outstanding and nothing received.
+    for k in 0..gap_ticks {
+        e.on_slow_tick(t + (k as u64 + 1) * 500 * MS);
+    }
+    t += (gap_ticks as u64 + 1) * 500 * MS;
+    e.app_write(4000);
+    let out = data(&drain(&mut e, t));
+    (e.stats().idle_restarts as u32, out)
+}
+
+#[test]
+fn slow_start_restart_after_idle_bsd() {
+    // The RTO after three 1-tick samples is a few ticks; a 40-tick (20 s) gap exceeds it.
+    let (restarts, out) = idle_gap_then_send(cfg("reno"), 40);
+    assert_eq!(restarts, 1);
+    assert_eq!(out, vec![(3000, 1000)], "restart at one segment");
+    // A gap of one tick is shorter than the RTO: the 3-segment window is kept.
+    let (restarts, out) = idle_gap_then_send(cfg("reno"), 1);
+    assert_eq!(restarts, 0);
+    assert_eq!(out, vec![(3000, 1000), (4000, 1000), (5000, 1000)]);
+    // Switched off, no restart whatever the gap.
+    let mut c = cfg("reno");
+    c.idle_restart = false;
+    let (restarts, out) = idle_gap_then_send(c, 40);
+    assert_eq!(restarts, 0);
+    assert_eq!(out.len(), 3);
+}
+
+#[test]
+fn slow_start_restart_after_idle_fine() {
+    // RFC 5681 §4.1 with the 200 ms minimum RTO: a 20 s gap restarts, the RTO bounds it.
+    let (restarts, out) = idle_gap_then_send(cfg_fine200(), 40);
+    assert_eq!(restarts, 1);
+    assert_eq!(out, vec![(3000, 1000)]);
+}
