@@ -54,6 +54,17 @@ def print_summary(s: dict, file=sys.stdout) -> None:
               f["retransmitted_segments"], f["retransmitted_bytes"] / 1024, f["coarse_timeouts"], f["fast_retransmits"],
               f["max_cwnd_bytes"] / 1024] for f in s["flows"]]), file=file)
         print(file=file)
+    if s.get("traffic"):
+        # The background as a whole (seed 000 Fig 2.4): conversations, KB sent/retransmitted, Telnet echoes.
+        print(_table(
+            ["traffic", "kind", "variant", "started", "done", "alive", "KB sent", "retx KB", "retx %", "KB/s",
+             "timeouts", "echo ms", "echo <1s"],
+            [[t["name"], t["kind"], t["variant"], t["conversations_started"], t["conversations_completed"],
+              t["connections_alive_at_end"], t["sent_KB"], t["retransmitted_KB"], t["retransmitted_pct"],
+              t["throughput_KBps"], t["coarse_timeouts"],
+              t["telnet_echo_delay_mean_s"] * 1e3 if t["telnet_echo_delay_mean_s"] is not None else None,
+              t["telnet_echo_under_1s"]] for t in s["traffic"]]), file=file)
+        print(file=file)
     if s.get("udp"):
         print(_table(
             ["udp source", "sent pkts", "recv pkts", "loss %", "mean delay ms"],

@@ -68,6 +68,7 @@ class RunData:
         self._tcp: pl.DataFrame | None = tables.get("tcp")
         self._link: pl.DataFrame | None = tables.get("link")
         self._cam: pl.DataFrame | None = tables.get("cam")
+        self._intervals: pl.DataFrame | None = tables.get("queue_intervals")
         self._scenario_text = scenario_text
 
     # ------------------------------------------------------------------ construction
@@ -108,6 +109,32 @@ class RunData:
     @property
     def flows(self) -> pl.DataFrame:
         return pl.DataFrame(self.summary["flows"], infer_schema_length=None) if self.summary["flows"] else pl.DataFrame()
+
+    @property
+    def traffic(self) -> pl.DataFrame:
+        """One row per traffic source (tcplib, ahn, onoff): conversations, KB sent and retransmitted,
+        Telnet echo delay (seed 000 Fig 2.4); the per-type counts and the mix as struct columns."""
+        rows = self.summary.get("traffic") or []
+        return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+
+    def utilization(self, link: str | None = None, bucket_s: float = 1.0) -> pl.DataFrame:
+        """Utilization of `link` (default the bottleneck) per time bucket of `bucket_s` seconds, from
+        the monitor's per-interval bytes (seed 000 Fig 2.5): columns t_s, bytes, utilization."""
+        link = link or self.summary.get("bottleneck")
+        lk = next((l for l in self.summary["links"] if l["name"] == link), None)
+        if lk is None:
+            raise KeyError(f"no link direction {link!r} in {self.dir / 'summary.json'}")
+        if self._intervals is None and not self._in_memory and (self.dir / "queue_intervals.parquet").is_file():
+            self._intervals = pl.read_parquet(self.dir / "queue_intervals.parquet")
+        iv = self._intervals if self._intervals is not None else pl.DataFrame()
+        if not iv.is_empty():
+            iv = iv.filter(pl.col("link") == link)
+        if iv.is_empty() or "bytes_out" not in iv.columns:
+            return pl.DataFrame({"t_s": [], "bytes": [], "utilization": []})
+        df = (iv.with_columns((pl.col("t_s") / bucket_s).floor().alias("b"))
+                .group_by("b").agg(pl.col("bytes_out").sum().alias("bytes")).sort("b"))
+        return df.select((pl.col("b") * bucket_s).alias("t_s"), pl.col("bytes"),
+                         (pl.col("bytes") * 8 / (lk["rate_bps"] * bucket_s)).alias("utilization"))
 
     @property
     def links(self) -> pl.DataFrame:

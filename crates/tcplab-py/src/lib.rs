@@ -49,7 +49,8 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     let cam = PyDict::new(py);
     let (mut c_conn, mut c_t, mut c_exp, mut c_act, mut c_diff, mut c_a, mut c_b, mut c_dec) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for c in r.sim.tcp.iter_mut() {
+    let n_static = r.sim.static_tcp;
+    for c in r.sim.tcp[..n_static].iter_mut() {
         for (s, ep) in c.ep.iter_mut().enumerate() {
             let tr = ep.take_trace();
             let side_name = if s == 0 { "snd" } else { "rcv" };
@@ -112,6 +113,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     let (mut l_name, mut l_t, mut l_ev, mut l_bytes, mut l_q, mut l_reason) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let iv = PyDict::new(py);
     let (mut i_name, mut i_t, mut i_min, mut i_max, mut i_avg) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut i_bytes: Vec<u64> = Vec::new();
     const EV: [&str; 3] = ["arrive", "depart", "drop"];
     for l in r.sim.links.iter_mut() {
         if let Some(tr) = l.monitor.trace.take() {
@@ -131,6 +133,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
                 i_min.push(s.min_pkts);
                 i_max.push(s.max_pkts);
                 i_avg.push(s.avg_pkts);
+                i_bytes.push(s.bytes_out);
             }
         }
     }
@@ -146,6 +149,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     iv.set_item("min_pkts", i_min)?;
     iv.set_item("max_pkts", i_max)?;
     iv.set_item("avg_pkts", i_avg)?;
+    iv.set_item("bytes_out", i_bytes)?;
     out.set_item("queue_intervals", iv)?;
     Ok(out)
 }

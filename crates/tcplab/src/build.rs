@@ -5,15 +5,18 @@ use std::collections::HashMap;
 
 use tcplab_tcp::{AckPolicy, EndpointConfig, TimerModel};
 
+use crate::apps::conversation::OnOffParams;
+use crate::apps::tcplib_tables::{AppMix, ConvKind};
+use crate::apps::traffic::{SourceKind, TrafficSource};
 use crate::apps::udp::{Pattern, UdpSource};
-use crate::engine::{RngStreams, SimTime, Timer};
+use crate::engine::{RngStreams, SimTime};
 use crate::net::link::{Link, LinkParams};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
 use crate::net::routing::next_hops;
 use crate::scenario::units::QueueSize;
-use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, UdpPattern};
+use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, TrafficKind, UdpPattern};
 use crate::sim::Simulation;
 use crate::tcpglue::{self, TcpConn};
 
@@ -235,7 +238,27 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 }
                 Pattern::Bursts { mean_burst_bytes: b.0 as f64, mean_interval_ns: iv.0 .0 as f64 }
             }
+            UdpPattern::Onoff => {
+                let Some(rate) = u.rate else { return Err(ctx.err(format!("udp[{i}].rate"), "an onoff source needs `rate` (the rate while on)")) };
+                let mean = |k: &str, d: Option<scenario::units::Duration>| match d {
+                    Some(d) if d.0 .0 > 0 => Ok(d.0 .0 as f64),
+                    _ => Err(ctx.err(format!("udp[{i}].{k}"), format!("an onoff source needs a positive `{k}` (mean {k} period)"))),
+                };
+                Pattern::OnOff {
+                    interval: SimTime(((size_bits / rate.0) * 1e9).round().max(1.0) as u64),
+                    mean_on_ns: mean("on", u.on)?,
+                    mean_off_ns: mean("off", u.off)?,
+                    pareto_shape: pareto_shape(&ctx, &format!("udp[{i}].shape"), u.shape)?,
+                }
+            }
         };
+        if u.pattern != UdpPattern::Onoff {
+            for (k, present) in [("on", u.on.is_some()), ("off", u.off.is_some()), ("shape", u.shape.is_some())] {
+                if present {
+                    return Err(ctx.err(format!("udp[{i}].{k}"), format!("`{k}` applies to pattern = \"onoff\" only")));
+                }
+            }
+        }
         let start = u.start.map_or(SimTime::ZERO, |d| d.0);
         let stop = u.stop.map_or(SimTime::MAX, |d| d.0);
         udp.push(UdpSource {
@@ -247,6 +270,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             start,
             stop,
             rng: rngs.stream("traffic", i as u64),
+            on_until: SimTime::ZERO,
             seq: 0,
             sent_pkts: 0,
             sent_bytes: 0,
@@ -271,7 +295,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             return Err(ctx.err(f("name"), format!("duplicate flow name {:?}", t.name)));
         }
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
-        apply_tcp_options(&ctx, i, t, &mut cfg)?;
+        apply_tcp_options(&ctx, &format!("tcp[{i}]"), t, &mut cfg)?;
         cfg.trace = sc.run.trace.tcp;
         let (bytes, duration) = match (t.bytes, t.duration) {
             (Some(b), None) => {
@@ -293,22 +317,20 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         if let Some(r) = t.read_rate {
             receiver.set_read_rate(Some(r.0 / 8.0));
         }
-        tcp.push(TcpConn {
-            name: t.name.clone(),
-            variant: t.variant.clone(),
+        tcp.push(TcpConn::bulk(
+            t.name.clone(),
+            t.variant.clone(),
             from,
             to,
-            start: t.start.map_or(SimTime::ZERO, |d| d.0),
+            t.start.map_or(SimTime::ZERO, |d| d.0),
             bytes,
             duration,
-            ep: [sender, receiver],
-            timers: [Timer::default(), Timer::default()],
-            bsd_ticks: bsd,
-            done: false,
-            started_at: None,
-            acked_at_stop: None,
-        });
+            [sender, receiver],
+            bsd,
+        ));
     }
+
+    let traffic = build_traffic(&ctx, sc, &rngs, &node, &route, &nodes, &links, &mut flow_names)?;
 
     let name = sc.name.clone().unwrap_or_else(|| {
         std::path::Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
@@ -326,11 +348,13 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             n.next_link = Vec::new();
         }
     }
-    Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, end, sc.run.stop_when_done))
+    Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, traffic, end, sc.run.stop_when_done))
 }
 
-fn apply_tcp_options(ctx: &Ctx, i: usize, t: &scenario::TcpCfg, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
-    let f = |k: &str| format!("tcp[{i}].{k}");
+/// Apply a `[[tcp]]` entry's options (or a traffic source's `tcp` table, as a `TcpCfg`); errors
+/// name `{prefix}.KEY`.
+fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
+    let f = |k: &str| format!("{prefix}.{k}");
     let small = |k: &str, v: u64| -> Result<u32, ScenarioError> {
         if v == 0 || v > (1 << 30) {
             return Err(ctx.err(f(k), format!("must be between 1 byte and 1GB, got {v} bytes")));
@@ -391,11 +415,203 @@ fn apply_tcp_options(ctx: &Ctx, i: usize, t: &scenario::TcpCfg, cfg: &mut Endpoi
     }
     // Variant parameters (e.g. Vegas alpha/beta/gamma); unknown keys name `tcp[i].params.KEY`.
     for (k, v) in &t.params {
-        cfg.set_param(k, *v).map_err(|m| ctx.err(format!("tcp[{i}].params.{k}"), m))?;
+        cfg.set_param(k, *v).map_err(|m| ctx.err(format!("{prefix}.params.{k}"), m))?;
     }
     if let Err(m) = cfg.check_params() {
         let k = t.params.keys().next().map(String::as_str).unwrap_or("alpha");
-        return Err(ctx.err(format!("tcp[{i}].params.{k}"), m));
+        return Err(ctx.err(format!("{prefix}.params.{k}"), m));
     }
     Ok(())
+}
+
+/// The slowest link direction on the routed path from `from` to `to`.
+fn slowest_on_path(nodes: &[Node], links: &[Link], from: u32, to: u32) -> Option<u32> {
+    let mut at = from;
+    let mut best: Option<u32> = None;
+    for _ in 0..nodes.len() {
+        if at == to {
+            return best;
+        }
+        let l = nodes[at as usize].next_link[to as usize];
+        if l == NO_ROUTE {
+            return None;
+        }
+        if best.is_none_or(|b| links[l as usize].params.rate_bps < links[b as usize].params.rate_bps) {
+            best = Some(l);
+        }
+        at = links[l as usize].to;
+    }
+    None
+}
+
+type NodeLookup<'a> = dyn Fn(String, &str) -> Result<u32, ScenarioError> + 'a;
+type RouteCheck<'a> = dyn Fn(String, u32, u32) -> Result<(), ScenarioError> + 'a;
+
+/// `[[traffic]]` sources (one per entry, two with `two_way`).
+#[allow(clippy::too_many_arguments)]
+fn build_traffic<'a>(
+    ctx: &Ctx,
+    sc: &'a Scenario,
+    rngs: &RngStreams,
+    node: &NodeLookup,
+    route: &RouteCheck,
+    nodes: &[Node],
+    links: &[Link],
+    flow_names: &mut HashMap<&'a str, String>,
+) -> Result<Vec<TrafficSource>, ScenarioError> {
+    let mut out = Vec::new();
+    let mut reverse_names: Vec<String> = Vec::new();
+    for (i, t) in sc.traffic.iter().enumerate() {
+        let f = |k: &str| format!("traffic[{i}].{k}");
+        if t.name.is_empty() {
+            return Err(ctx.err(f("name"), "must not be empty"));
+        }
+        if flow_names.get(t.name.as_str()).is_some() {
+            return Err(ctx.err(f("name"), format!("duplicate flow name {:?}", t.name)));
+        }
+        flow_names.insert(t.name.as_str(), f("name"));
+        let from = node(f("from"), &t.from)?;
+        let to = node(f("to"), &t.to)?;
+        if from == to {
+            return Err(ctx.err(f("to"), "originator and responder are the same node"));
+        }
+        route(f("to"), from, to)?;
+        route(f("from"), to, from)?;
+        let opts = t.tcp.clone().unwrap_or_default().as_tcp(&t.variant);
+        let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
+        apply_tcp_options(ctx, &f("tcp"), &opts, &mut cfg)?;
+        cfg.trace = false;
+        // Applications close explicitly (conversation.rs), never on the peer's FIN alone.
+        cfg.close_on_peer_fin = false;
+        let bsd = tcpglue::is_bsd(&cfg.timer_model);
+        let start = t.start.map_or(SimTime::ZERO, |d| d.0);
+        let stop = t.stop.map_or(SimTime::MAX, |d| d.0);
+        if stop <= start {
+            return Err(ctx.err(f("stop"), "stop must be after start"));
+        }
+        let positive = |k: &str, d: Option<scenario::units::Duration>| -> Result<f64, ScenarioError> {
+            match d {
+                Some(d) if d.0 .0 > 0 => Ok(d.0 .0 as f64),
+                Some(_) => Err(ctx.err(f(k), "must be positive")),
+                None => Err(ctx.err(f(k), format!("a {:?} source needs `{k}`", t.kind).to_lowercase())),
+            }
+        };
+        // Keys that belong to other kinds are errors, not silently ignored.
+        let unused = |keys: &[(&str, bool)]| -> Result<(), ScenarioError> {
+            for &(k, present) in keys {
+                if present {
+                    return Err(ctx.err(f(k), format!("`{k}` does not apply to kind = {:?}", format!("{:?}", t.kind).to_lowercase())));
+                }
+            }
+            Ok(())
+        };
+        let mut mix_configured = false;
+        let mut offered = None;
+        let kind = match t.kind {
+            TrafficKind::Tcplib => {
+                unused(&[("senders", t.senders.is_some()), ("sleep", t.sleep.is_some()), ("packet_size", t.packet_size.is_some()), ("rate", t.rate.is_some()), ("on", t.on.is_some()), ("off", t.off.is_some()), ("shape", t.shape.is_some())])?;
+                let mut mix = AppMix::means();
+                if let Some(m) = &t.mix {
+                    let mut w = [0.0; 4];
+                    for (k, v) in m {
+                        let Some(kind) = ConvKind::parse(k) else {
+                            return Err(ctx.err(format!("traffic[{i}].mix.{k}"), "unknown conversation type; known: ftp, telnet, nntp, smtp"));
+                        };
+                        if !(v.is_finite() && *v >= 0.0) {
+                            return Err(ctx.err(format!("traffic[{i}].mix.{k}"), "weights must be finite and non-negative"));
+                        }
+                        w[kind.index()] = *v;
+                    }
+                    if w.iter().sum::<f64>() <= 0.0 {
+                        return Err(ctx.err(f("mix"), "at least one weight must be positive"));
+                    }
+                    mix = AppMix::normalised(w);
+                    mix_configured = true;
+                }
+                let mean = match (t.interarrival, t.offered_load) {
+                    (Some(_), None) => positive("interarrival", t.interarrival)?,
+                    (None, Some(load)) => {
+                        if !(load > 0.0 && load <= 10.0) {
+                            return Err(ctx.err(f("offered_load"), format!("expected a fraction of the bottleneck rate in (0, 10], got {load}")));
+                        }
+                        let l = match &t.bottleneck {
+                            Some(name) => links.iter().position(|l| &l.name == name).ok_or_else(|| {
+                                ctx.err(f("bottleneck"), format!("no link direction named {name:?} (write it as \"a->b\")"))
+                            })? as u32,
+                            None => slowest_on_path(nodes, links, from, to).ok_or_else(|| ctx.err(f("to"), "no route"))?,
+                        };
+                        offered = Some((load, links[l as usize].params.rate_bps as f64 / 8.0));
+                        1.0
+                    }
+                    _ => return Err(ctx.err(f("interarrival"), "a tcplib source needs exactly one of `interarrival` (mean time between conversations) or `offered_load` (fraction of the bottleneck)")),
+                };
+                if t.bottleneck.is_some() && t.offered_load.is_none() {
+                    return Err(ctx.err(f("bottleneck"), "`bottleneck` goes with `offered_load`"));
+                }
+                SourceKind::Tcplib { mean_interarrival_ns: mean, mix }
+            }
+            TrafficKind::Ahn => {
+                unused(&[("interarrival", t.interarrival.is_some()), ("offered_load", t.offered_load.is_some()), ("mix", t.mix.is_some()), ("packet_size", t.packet_size.is_some()), ("rate", t.rate.is_some()), ("on", t.on.is_some()), ("off", t.off.is_some()), ("shape", t.shape.is_some())])?;
+                SourceKind::Ahn { senders: senders(ctx, &f("senders"), t.senders)?, mean_sleep_ns: positive("sleep", t.sleep)? }
+            }
+            TrafficKind::Onoff => {
+                unused(&[("interarrival", t.interarrival.is_some()), ("offered_load", t.offered_load.is_some()), ("mix", t.mix.is_some()), ("sleep", t.sleep.is_some())])?;
+                let Some(size) = t.packet_size else { return Err(ctx.err(f("packet_size"), "an onoff source needs `packet_size`")) };
+                if size.0 == 0 || size.0 > (1 << 30) {
+                    return Err(ctx.err(f("packet_size"), "must be between 1 byte and 1GB"));
+                }
+                let Some(rate) = t.rate else { return Err(ctx.err(f("rate"), "an onoff source needs `rate` (the sending rate while on)")) };
+                if rate.0 < 1.0 {
+                    return Err(ctx.err(f("rate"), "must be at least 1 bit/s"));
+                }
+                let interval = SimTime(((size.0 as f64 * 8.0 / rate.0) * 1e9).round().max(1.0) as u64);
+                let params = OnOffParams {
+                    packet_size: size.0 as u32,
+                    interval,
+                    mean_on_ns: positive("on", t.on)?,
+                    mean_off_ns: positive("off", t.off)?,
+                    pareto_shape: pareto_shape(ctx, &f("shape"), t.shape)?,
+                };
+                SourceKind::OnOff { senders: senders(ctx, &f("senders"), t.senders)?, params }
+            }
+        };
+        let rcfg = cfg.clone();
+        let mut dirs = vec![(t.name.clone(), from, to)];
+        if t.two_way {
+            dirs.push((format!("{}/reverse", t.name), to, from));
+        }
+        for (name, a, b) in dirs {
+            if name != t.name {
+                if flow_names.contains_key(name.as_str()) || reverse_names.contains(&name) {
+                    return Err(ctx.err(f("name"), format!("the reverse source's name {name:?} is taken")));
+                }
+                reverse_names.push(name.clone());
+            }
+            let offered = offered.map(|(load, _)| {
+                let l = match &t.bottleneck {
+                    Some(n) if a == from => links.iter().position(|l| &l.name == n).map(|x| x as u32),
+                    _ => slowest_on_path(nodes, links, a, b),
+                };
+                (load, l.map_or(1.0, |l| links[l as usize].params.rate_bps as f64 / 8.0))
+            });
+            out.push(TrafficSource::new(rngs, name, kind.clone(), mix_configured, offered, a, b, t.variant.clone(), [cfg.clone(), rcfg.clone()], bsd, start, stop));
+        }
+    }
+    Ok(out)
+}
+
+fn senders(ctx: &Ctx, field: &str, n: Option<u32>) -> Result<u32, ScenarioError> {
+    match n.unwrap_or(1) {
+        0 => Err(ctx.err(field.to_string(), "must be at least 1")),
+        n if n > 1_000_000 => Err(ctx.err(field.to_string(), format!("{n} senders is more than tcplab allows (1,000,000)"))),
+        n => Ok(n),
+    }
+}
+
+fn pareto_shape(ctx: &Ctx, field: &str, shape: Option<f64>) -> Result<Option<f64>, ScenarioError> {
+    match shape {
+        None => Ok(None),
+        Some(a) if a.is_finite() && a > 1.0 && a <= 100.0 => Ok(Some(a)),
+        Some(a) => Err(ctx.err(field.to_string(), format!("a Pareto shape must be above 1 (finite mean) and at most 100, got {a}"))),
+    }
 }

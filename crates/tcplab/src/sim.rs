@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use rand::Rng;
 
+use crate::apps::traffic::TrafficSource;
 use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
@@ -32,6 +33,10 @@ pub enum Event {
     TcpStop(u32),
     /// BSD coarse timers of host `host`: slow (500 ms) or fast (200 ms) tick.
     Tick { host: u32, slow: bool },
+    /// Traffic source `0` opens its next conversation (or its long-lived senders).
+    ConvArrival(u32),
+    /// A traffic connection's application wakes up (keystroke, end of a sleep, on/off period).
+    AppWake { conn: u32, gen: u32 },
     /// End of the run.
     Stop,
 }
@@ -54,6 +59,13 @@ pub struct Simulation {
     pub links: Vec<Link>,
     pub udp: Vec<UdpSource>,
     pub tcp: Vec<TcpConn>,
+    /// The first `static_tcp` slots of `tcp` are the scenario's `[[tcp]]` flows.
+    pub static_tcp: usize,
+    pub traffic: Vec<TrafficSource>,
+    /// Traffic connection slots free for reuse.
+    pub(crate) free_conns: Vec<u32>,
+    /// Segments that arrived for a connection that no longer exists.
+    pub stale_segments: u64,
     pub rngs: RngStreams,
     pub end: SimTime,
     pub stop_when_done: bool,
@@ -65,6 +77,7 @@ pub struct Simulation {
     pub finished_at: Option<SimTime>,
     pub tcp_active: usize,
     pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
+    pub(crate) tick_scratch: Vec<(u32, u8)>,
     ended: bool,
 }
 
@@ -77,6 +90,7 @@ impl Simulation {
         links: Vec<Link>,
         udp: Vec<UdpSource>,
         tcp: Vec<TcpConn>,
+        traffic: Vec<TrafficSource>,
         end: SimTime,
         stop_when_done: bool,
     ) -> Simulation {
@@ -89,7 +103,11 @@ impl Simulation {
             nodes,
             links,
             udp,
+            static_tcp: tcp.len(),
             tcp,
+            traffic,
+            free_conns: Vec::new(),
+            stale_segments: 0,
             rngs: RngStreams::new(seed),
             end,
             stop_when_done,
@@ -100,6 +118,7 @@ impl Simulation {
             finished_at: None,
             tcp_active: 0,
             tick_hosts: Vec::new(),
+            tick_scratch: Vec::new(),
             ended: false,
         };
         for i in 0..sim.udp.len() {
@@ -171,6 +190,8 @@ impl Simulation {
                 Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
                 Event::TcpStop(c) => crate::tcpglue::stop(self, now, c),
                 Event::Tick { host, slow } => crate::tcpglue::on_tick(self, now, host, slow),
+                Event::ConvArrival(s) => crate::tcpglue::conv_arrival(self, now, s),
+                Event::AppWake { conn, gen } => crate::tcpglue::on_app_wake(self, now, conn, gen),
                 Event::Stop => {
                     self.ended = true;
                     return true;
@@ -259,7 +280,7 @@ impl Simulation {
     fn tx_done(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (id, size) = link.busy.take().expect("TxDone with idle link");
-        link.monitor.on_forwarded(size);
+        link.monitor.on_forwarded(now, size);
         // Loss and corruption are decided when the last bit leaves.
         let lost = link.params.loss > 0.0 && link.rng.gen::<f64>() < link.params.loss;
         let corrupt = !lost && link.params.corruption > 0.0 && link.rng.gen::<f64>() < link.params.corruption;
@@ -348,8 +369,8 @@ impl Simulation {
                 s.rcvd_bytes += p.size as u64;
                 s.delay_sum_ns += (now.0 - p.created) as u128;
             }
-            PacketKind::Tcp { conn, to_receiver, seg } => {
-                crate::tcpglue::on_segment(self, now, conn, to_receiver, &seg);
+            PacketKind::Tcp { conn, gen, to_receiver, seg } => {
+                crate::tcpglue::on_segment(self, now, conn, gen, to_receiver, &seg);
             }
         }
     }

@@ -50,6 +50,8 @@ pub struct FlowSummary {
     pub segments_sent: u64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
+    /// The same in KB (1024 bytes), the seeds' unit ("Retransmissions (KB)", 000 Tables 5.2–5.4).
+    pub retransmitted_KB: f64,
     pub coarse_timeouts: u64,
     pub largest_timeout_gap_s: f64,
     pub fast_retransmits: u64,
@@ -70,6 +72,46 @@ pub struct UdpSummary {
     pub received_pkts: u64,
     pub received_bytes: u64,
     pub mean_delay_s: Option<f64>,
+}
+
+/// A traffic source over all its connections (seed 000 Fig 2.4: the background as a whole).
+#[derive(Serialize, Clone, Debug)]
+#[allow(non_snake_case)]
+pub struct TrafficSummary {
+    pub name: String,
+    pub kind: &'static str,
+    pub variant: String,
+    pub from: String,
+    pub to: String,
+    /// tcplib: mean time between conversation starts (after any offered-load calibration).
+    pub mean_interarrival_s: Option<f64>,
+    /// tcplib: the conversation mix in use (drawn per seed unless configured).
+    pub mix: Option<BTreeMap<&'static str, f64>>,
+    pub conversations_started: u64,
+    pub conversations_completed: u64,
+    pub conversations_aborted: u64,
+    /// Still open when the run ended.
+    pub connections_alive_at_end: u64,
+    pub peak_connections_alive: u64,
+    pub started_by_type: BTreeMap<&'static str, u64>,
+    pub completed_by_type: BTreeMap<&'static str, u64>,
+    /// Application bytes written (both directions).
+    pub app_KB: f64,
+    /// Data sent for the first time / retransmitted, both directions.
+    pub sent_KB: f64,
+    pub retransmitted_KB: f64,
+    /// retransmitted / sent, in percent.
+    pub retransmitted_pct: f64,
+    pub retransmitted_segments: u64,
+    /// In-order data received by the peers, per second of the source's active time.
+    pub throughput_KBps: f64,
+    pub coarse_timeouts: u64,
+    pub fast_retransmits: u64,
+    pub idle_restarts: u64,
+    pub telnet_echoes: u64,
+    pub telnet_echo_delay_mean_s: Option<f64>,
+    /// Fraction of echoes back within 1 s (000 Fig 2.4).
+    pub telnet_echo_under_1s: Option<f64>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -93,6 +135,9 @@ pub struct Summary {
     pub links: Vec<LinkSummary>,
     pub flows: Vec<FlowSummary>,
     pub udp: Vec<UdpSummary>,
+    pub traffic: Vec<TrafficSummary>,
+    /// Segments that arrived for a traffic connection that had already gone.
+    pub stale_segments: u64,
     pub packets: ConservationSummary,
     pub node_drops_by_reason: BTreeMap<&'static str, u64>,
 }
@@ -145,8 +190,7 @@ impl Summary {
             .filter(|l| l.packets_arrived > 0)
             .max_by(|a, b| a.utilization.partial_cmp(&b.utilization).unwrap().then(b.name.cmp(&a.name)))
             .map(|l| l.name.clone());
-        let flows = sim
-            .tcp
+        let flows = sim.tcp[..sim.static_tcp]
             .iter()
             .map(|c| {
                 let st = c.ep[0].stats();
@@ -176,6 +220,7 @@ impl Summary {
                     segments_sent: st.data_segments_sent,
                     retransmitted_segments: st.retransmitted_segments,
                     retransmitted_bytes: st.retransmitted_bytes,
+                    retransmitted_KB: st.retransmitted_bytes as f64 / 1024.0,
                     coarse_timeouts: st.coarse_timeouts,
                     largest_timeout_gap_s: st.largest_timeout_gap as f64 / 1e9,
                     fast_retransmits: st.fast_retransmits,
@@ -211,6 +256,8 @@ impl Summary {
             links,
             flows,
             udp,
+            traffic: traffic_summaries(sim),
+            stale_segments: sim.stale_segments,
             packets: ConservationSummary {
                 created: sim.conservation.created,
                 delivered: sim.conservation.delivered,
@@ -224,4 +271,59 @@ impl Summary {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("summary serializes")
     }
+}
+
+fn traffic_summaries(sim: &Simulation) -> Vec<TrafficSummary> {
+    use crate::apps::tcplib_tables::ConvKind;
+    use crate::apps::traffic::SourceKind;
+    let now = sim.now();
+    sim.traffic
+        .iter()
+        .enumerate()
+        .map(|(i, src)| {
+            let mut st = src.stats.clone();
+            for c in &sim.tcp[sim.static_tcp..] {
+                if c.app.as_ref().is_some_and(|a| a.source == i as u32) {
+                    crate::tcpglue::fold_stats(&mut st, c);
+                }
+            }
+            let by = |v: &[u64; 4]| ConvKind::ALL.iter().map(|k| (k.name(), v[k.index()])).collect::<BTreeMap<_, _>>();
+            let (mean_ia, mix) = match &src.kind {
+                SourceKind::Tcplib { mean_interarrival_ns, mix } => {
+                    (Some(mean_interarrival_ns / 1e9), Some(ConvKind::ALL.iter().map(|k| (k.name(), mix.0[k.index()])).collect()))
+                }
+                _ => (None, None),
+            };
+            let active = now.saturating_sub(src.start).as_secs_f64();
+            let kb = |b: u64| b as f64 / 1024.0;
+            TrafficSummary {
+                name: src.name.clone(),
+                kind: src.kind_name(),
+                variant: src.variant.clone(),
+                from: sim.nodes[src.from as usize].name.clone(),
+                to: sim.nodes[src.to as usize].name.clone(),
+                mean_interarrival_s: mean_ia,
+                mix,
+                conversations_started: st.started.iter().sum(),
+                conversations_completed: st.completed.iter().sum(),
+                conversations_aborted: st.aborted,
+                connections_alive_at_end: st.alive,
+                peak_connections_alive: st.peak_alive,
+                started_by_type: by(&st.started),
+                completed_by_type: by(&st.completed),
+                app_KB: kb(st.app_bytes[0] + st.app_bytes[1]),
+                sent_KB: kb(st.bytes_sent),
+                retransmitted_KB: kb(st.retransmitted_bytes),
+                retransmitted_pct: if st.bytes_sent > 0 { 100.0 * st.retransmitted_bytes as f64 / st.bytes_sent as f64 } else { 0.0 },
+                retransmitted_segments: st.retransmitted_segments,
+                throughput_KBps: if active > 0.0 { kb(st.bytes_received[0] + st.bytes_received[1]) / active } else { 0.0 },
+                coarse_timeouts: st.coarse_timeouts,
+                fast_retransmits: st.fast_retransmits,
+                idle_restarts: st.idle_restarts,
+                telnet_echoes: st.echo_count,
+                telnet_echo_delay_mean_s: (st.echo_count > 0).then(|| st.echo_delay_sum_ns as f64 / st.echo_count as f64 / 1e9),
+                telnet_echo_under_1s: (st.echo_count > 0).then(|| st.echo_under_1s as f64 / st.echo_count as f64),
+            }
+        })
+        .collect()
 }

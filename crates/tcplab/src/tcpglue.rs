@@ -1,5 +1,14 @@
 //! Glue between the simulator and the sans-IO TCP endpoints of `tcplab-tcp`: start transfers,
-//! carry segments as packets, drive fine timers and the BSD per-host coarse ticks.
+//! carry segments as packets, drive fine timers and the BSD per-host coarse ticks, and open and
+//! free the connections of traffic sources (`apps::traffic`) while the run goes on.
+//!
+//! Connection slots: the `[[tcp]]` flows occupy the first `sim.static_tcp` slots for the whole
+//! run. Traffic connections take a free slot when they open and give it back when both endpoints
+//! are CLOSED (TIME_WAIT included), folding their counters into their source's; so the slot table
+//! grows with the peak number of connections alive, not with all that ever lived. A slot's
+//! generation travels in every packet and timer event: a segment still in the network for a
+//! connection that has gone is discarded on arrival (counted as `stale_segments`), as a segment
+//! for a 4-tuple with no TCB would be answered by a RST that nobody listens to.
 //!
 //! BSD ticks: every host that owns an endpoint with the `bsd` timer model runs a 500 ms slow
 //! timer and a 200 ms fast timer, each with a random phase drawn per host from the
@@ -12,6 +21,8 @@
 use rand::Rng;
 use tcplab_tcp::{Endpoint, Segment, TimerModel};
 
+use crate::apps::conversation::ConvApp;
+use crate::apps::traffic::SourceKind;
 use crate::engine::{SimTime, Timer};
 use crate::net::packet::{Packet, PacketKind};
 use crate::sim::{Event, Simulation};
@@ -34,18 +45,67 @@ pub struct TcpConn {
     /// Timed transfer: bytes acknowledged when the sending time ended (seed 000 §6.2.5 measures
     /// a timed transfer over its time, not over the drain that follows).
     pub acked_at_stop: Option<u64>,
+    /// Slot generation (see the module documentation).
+    pub gen: u16,
+    /// The application of a traffic connection (`None` for a `[[tcp]]` bulk transfer).
+    pub app: Option<Box<TrafficConn>>,
+    /// A traffic connection's application wake-up (keystrokes, sleeps, on/off periods).
+    pub app_timer: Timer,
 }
 
-/// Per-host list of (conn, side) driven by BSD ticks.
-pub fn tick_hosts(sim: &Simulation) -> Vec<Vec<(u32, u8)>> {
+/// The traffic side of a connection slot.
+pub struct TrafficConn {
+    pub source: u32,
+    /// Conversation kind index (`ConvKind::index`), or 4 for a long-lived sender.
+    pub kind: u8,
+    pub app: ConvApp,
+}
+
+impl TcpConn {
+    /// A `[[tcp]]` bulk transfer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn bulk(name: String, variant: String, from: u32, to: u32, start: SimTime, bytes: Option<u64>, duration: Option<SimTime>, ep: [Endpoint; 2], bsd_ticks: bool) -> TcpConn {
+        TcpConn {
+            name,
+            variant,
+            from,
+            to,
+            start,
+            bytes,
+            duration,
+            ep,
+            timers: [Timer::default(), Timer::default()],
+            bsd_ticks,
+            done: false,
+            started_at: None,
+            acked_at_stop: None,
+            gen: 0,
+            app: None,
+            app_timer: Timer::default(),
+        }
+    }
+}
+
+/// Per-host list of (conn, side) driven by BSD ticks, and whether each host ticks at all (it
+/// does if a `[[tcp]]` flow or a traffic source with BSD timers has an endpoint there).
+pub fn tick_hosts(sim: &Simulation) -> (Vec<Vec<(u32, u8)>>, Vec<bool>) {
     let mut v = vec![Vec::new(); sim.nodes.len()];
+    let mut ticking = vec![false; sim.nodes.len()];
     for (i, c) in sim.tcp.iter().enumerate() {
         if c.bsd_ticks {
             v[c.from as usize].push((i as u32, 0));
             v[c.to as usize].push((i as u32, 1));
+            ticking[c.from as usize] = true;
+            ticking[c.to as usize] = true;
         }
     }
-    v
+    for t in &sim.traffic {
+        if t.bsd_ticks {
+            ticking[t.from as usize] = true;
+            ticking[t.to as usize] = true;
+        }
+    }
+    (v, ticking)
 }
 
 pub fn is_bsd(m: &TimerModel) -> bool {
@@ -60,9 +120,19 @@ pub(crate) fn schedule_initial(sim: &mut Simulation) {
         }
     }
     sim.tcp_active = sim.tcp.iter().filter(|c| c.start < sim.end).count();
-    let hosts = tick_hosts(sim);
-    for (h, eps) in hosts.iter().enumerate() {
-        if eps.is_empty() {
+    for i in 0..sim.traffic.len() {
+        let src = &mut sim.traffic[i];
+        let first = match src.kind {
+            SourceKind::Tcplib { .. } => src.first_arrival(),
+            _ => Some(src.start).filter(|&t| t < src.stop),
+        };
+        if let Some(t) = first.filter(|&t| t < sim.end) {
+            sim.events.schedule(t, Event::ConvArrival(i as u32));
+        }
+    }
+    let (hosts, ticking) = tick_hosts(sim);
+    for (h, &on) in ticking.iter().enumerate() {
+        if !on {
             continue;
         }
         let mut rng = sim.rngs.stream("timer-phase", h as u64);
@@ -115,11 +185,22 @@ fn mark_done(sim: &mut Simulation, now: SimTime, c: u32) {
     }
 }
 
-pub(crate) fn on_segment(sim: &mut Simulation, now: SimTime, c: u32, to_receiver: bool, seg: &Segment) {
+pub(crate) fn on_segment(sim: &mut Simulation, now: SimTime, c: u32, gen: u16, to_receiver: bool, seg: &Segment) {
     let side = if to_receiver { 1 } else { 0 };
+    if sim.tcp[c as usize].gen != gen {
+        sim.stale_segments += 1;
+        return;
+    }
     sim.tcp[c as usize].ep[side].on_segment(now.0, seg);
     flush(sim, now, c, side as u8);
-    if side == 0 {
+    after_endpoint_event(sim, now, c, side as u8);
+}
+
+/// After an endpoint changed: a bulk sender may be done; a traffic application may act.
+fn after_endpoint_event(sim: &mut Simulation, now: SimTime, c: u32, side: u8) {
+    if sim.tcp[c as usize].app.is_some() {
+        step_app(sim, now, c);
+    } else if side == 0 {
         check_done(sim, now, c);
     }
 }
@@ -134,26 +215,29 @@ pub(crate) fn on_timer(sim: &mut Simulation, now: SimTime, c: u32, side: u8, gen
         _ => {}
     }
     flush(sim, now, c, side);
-    if side == 0 {
-        check_done(sim, now, c);
-    }
+    after_endpoint_event(sim, now, c, side);
 }
 
 pub(crate) fn on_tick(sim: &mut Simulation, now: SimTime, host: u32, slow: bool) {
-    let n = sim.tick_hosts[host as usize].len();
-    for i in 0..n {
-        let (c, side) = sim.tick_hosts[host as usize][i];
-        let ep = &mut sim.tcp[c as usize].ep[side as usize];
+    // A tick may free connections (and so edit this list): walk a copy.
+    let mut list = std::mem::take(&mut sim.tick_scratch);
+    list.clear();
+    list.extend_from_slice(&sim.tick_hosts[host as usize]);
+    for &(c, side) in &list {
+        let conn = &mut sim.tcp[c as usize];
+        if c as usize >= sim.static_tcp && conn.app.is_none() {
+            continue; // freed earlier in this tick
+        }
+        let ep = &mut conn.ep[side as usize];
         if slow {
             ep.on_slow_tick(now.0);
         } else {
             ep.on_fast_tick(now.0);
         }
         flush(sim, now, c, side);
-        if side == 0 {
-            check_done(sim, now, c);
-        }
+        after_endpoint_event(sim, now, c, side);
     }
+    sim.tick_scratch = list;
     let period = if slow { SimTime::from_millis(500) } else { SimTime::from_millis(200) };
     sim.events.schedule(now + period, Event::Tick { host, slow });
 }
@@ -178,7 +262,7 @@ fn flush(sim: &mut Simulation, now: SimTime, c: u32, side: u8) {
             ttl: 64,
             corrupted: false,
             created: now.0,
-            kind: PacketKind::Tcp { conn: c, to_receiver: side == 0, seg },
+            kind: PacketKind::Tcp { conn: c, gen: conn.gen, to_receiver: side == 0, seg },
         };
         sim.send_packet(now, p);
     }
@@ -195,4 +279,162 @@ fn flush(sim: &mut Simulation, now: SimTime, c: u32, side: u8) {
             sim.events.schedule(t, Event::TcpTimer { conn: c, side, gen });
         }
     }
+}
+
+// ---------------------------------------------------------------- traffic connections
+
+/// A traffic source's arrival: a tcplib conversation opens (and the next is scheduled), or the
+/// long-lived senders of an Ahn/on-off source open.
+pub(crate) fn conv_arrival(sim: &mut Simulation, now: SimTime, s: u32) {
+    let si = s as usize;
+    match sim.traffic[si].kind {
+        SourceKind::Tcplib { .. } => {
+            let rngs = sim.rngs;
+            let (_, plan, keys, next) = sim.traffic[si].next_conversation(&rngs, now);
+            let kind = plan.kind.index() as u8;
+            let app = ConvApp::tcplib(&plan, keys);
+            open(sim, now, s, kind, app);
+            if let Some(t) = next.filter(|&t| t < sim.end) {
+                sim.events.schedule(t, Event::ConvArrival(s));
+            }
+        }
+        _ => {
+            let rngs = sim.rngs;
+            for i in 0..sim.traffic[si].senders() {
+                let app = sim.traffic[si].sender_app(&rngs, i);
+                open(sim, now, s, 4, app);
+            }
+        }
+    }
+}
+
+/// Open one connection of source `s` in a free slot and let its application start.
+fn open(sim: &mut Simulation, now: SimTime, s: u32, kind: u8, app: ConvApp) {
+    let src = &mut sim.traffic[s as usize];
+    if (kind as usize) < 4 {
+        src.stats.started[kind as usize] += 1;
+    }
+    src.stats.alive += 1;
+    src.stats.peak_alive = src.stats.peak_alive.max(src.stats.alive);
+    // Initial sequence numbers from the connection count keep runs deterministic.
+    let n = src.next_conv.wrapping_mul(0x9E37_79B9) as u32;
+    let mut ep = [Endpoint::new(src.cfg[0].clone(), n), Endpoint::new(src.cfg[1].clone(), n ^ 0x8000_0000)];
+    ep[1].listen();
+    ep[0].connect(now.0);
+    let (from, to, bsd) = (src.from, src.to, src.bsd_ticks);
+    let traffic = Box::new(TrafficConn { source: s, kind, app });
+    let c = match sim.free_conns.pop() {
+        Some(c) => {
+            let conn = &mut sim.tcp[c as usize];
+            conn.gen = conn.gen.wrapping_add(1);
+            conn.from = from;
+            conn.to = to;
+            conn.start = now;
+            conn.started_at = Some(now);
+            conn.ep = ep;
+            conn.bsd_ticks = bsd;
+            conn.done = false;
+            conn.app = Some(traffic);
+            c
+        }
+        None => {
+            let mut conn = TcpConn::bulk(String::new(), String::new(), from, to, now, None, None, ep, bsd);
+            conn.started_at = Some(now);
+            conn.app = Some(traffic);
+            sim.tcp.push(conn);
+            (sim.tcp.len() - 1) as u32
+        }
+    };
+    if bsd {
+        sim.tick_hosts[from as usize].push((c, 0));
+        sim.tick_hosts[to as usize].push((c, 1));
+    }
+    step_app(sim, now, c);
+    flush(sim, now, c, 0);
+}
+
+pub(crate) fn on_app_wake(sim: &mut Simulation, now: SimTime, c: u32, gen: u32) {
+    if !sim.tcp[c as usize].app_timer.fire(gen) {
+        return;
+    }
+    step_app(sim, now, c);
+}
+
+/// Let a traffic connection's application act, flush what it wrote, arm its wake-up, and free
+/// the slot once both endpoints are closed.
+fn step_app(sim: &mut Simulation, now: SimTime, c: u32) {
+    let conn = &mut sim.tcp[c as usize];
+    let Some(tc) = conn.app.as_mut() else { return };
+    let st = tc.app.step(now, &mut conn.ep);
+    if let Some(w) = st.wake {
+        let w = w.max(now);
+        if conn.app_timer.armed_at() != Some(w) {
+            let gen = conn.app_timer.arm(w);
+            sim.events.schedule(w, Event::AppWake { conn: c, gen });
+        }
+    }
+    for side in 0..2u8 {
+        if st.touched[side as usize] {
+            flush(sim, now, c, side);
+        }
+    }
+    let conn = &sim.tcp[c as usize];
+    if conn.ep[0].is_closed() && conn.ep[1].is_closed() {
+        free(sim, c);
+    }
+}
+
+/// Fold a closed (or, at the end of the run, live) traffic connection's counters into its source.
+pub fn fold_stats(stats: &mut crate::apps::traffic::TrafficStats, conn: &TcpConn) {
+    let Some(tc) = conn.app.as_ref() else { return };
+    for (side, ep) in conn.ep.iter().enumerate() {
+        let s = ep.stats();
+        stats.bytes_sent += s.bytes_sent;
+        stats.retransmitted_bytes += s.retransmitted_bytes;
+        stats.retransmitted_segments += s.retransmitted_segments;
+        stats.segments_sent += s.segments_sent;
+        stats.coarse_timeouts += s.coarse_timeouts;
+        stats.fast_retransmits += s.fast_retransmits;
+        stats.idle_restarts += s.idle_restarts;
+        stats.bytes_received[side] += ep.bytes_received();
+        stats.app_bytes[side] += tc.app.written[side];
+    }
+    stats.echo_count += tc.app.echo_count;
+    stats.echo_delay_sum_ns += tc.app.echo_delay_sum_ns;
+    stats.echo_under_1s += tc.app.echo_under_1s;
+}
+
+fn free(sim: &mut Simulation, c: u32) {
+    let conn = &mut sim.tcp[c as usize];
+    let Some(tc) = conn.app.as_ref() else { return };
+    let src = &mut sim.traffic[tc.source as usize].stats;
+    fold_stats(src, conn);
+    src.alive -= 1;
+    // Completed = every byte written reached the other side. A connection can still end in a RST
+    // after that: x-Sim's short TIME_WAIT (1 s, seed 000 §2.2.2) may be over before a lost
+    // final ACK's FIN retransmission arrives, as it would be in a real stack with a short 2MSL.
+    let delivered = conn.ep[1].bytes_received() >= tc.app.written[0] && conn.ep[0].bytes_received() >= tc.app.written[1];
+    if !delivered {
+        src.aborted += 1;
+    } else if (tc.kind as usize) < 4 {
+        src.completed[tc.kind as usize] += 1;
+    }
+    conn.app = None;
+    conn.done = true;
+    conn.timers[0].cancel();
+    conn.timers[1].cancel();
+    conn.app_timer.cancel();
+    // Release the endpoints' heap state now (the slot keeps two empty endpoints).
+    let cfg = conn.ep[0].config().clone();
+    conn.ep = [Endpoint::new(cfg.clone(), 0), Endpoint::new(cfg, 0)];
+    conn.gen = conn.gen.wrapping_add(1);
+    if conn.bsd_ticks {
+        let (from, to) = (conn.from as usize, conn.to as usize);
+        for (h, side) in [(from, 0u8), (to, 1u8)] {
+            if let Some(p) = sim.tick_hosts[h].iter().position(|&e| e == (c, side)) {
+                sim.tick_hosts[h].swap_remove(p);
+            }
+        }
+    }
+    sim.free_conns.push(c);
 }

@@ -26,6 +26,9 @@ pub struct EmpiricalCdf {
     pub name: &'static str,
     pub values: Vec<f64>,
     pub cdf: Vec<f64>,
+    /// Cumulative count (of the 1000 equally likely draws of `p`) of the atom at `values[0]` and
+    /// of bins 1..=i: `below[i]` draws land at or below `values[i]`.
+    below: Vec<u32>,
 }
 
 impl EmpiricalCdf {
@@ -52,7 +55,19 @@ impl EmpiricalCdf {
         if values.is_empty() || (cdf[cdf.len() - 1] - 1.0).abs() > 1e-9 {
             return Err(format!("{name}: the table must end at cumulative probability 1"));
         }
-        Ok(EmpiricalCdf { name, values, cdf })
+        let mut t = EmpiricalCdf { name, values, cdf, below: Vec::new() };
+        let mut counts = vec![0u32; t.values.len()];
+        for k in 0..1000u32 {
+            counts[t.bin(k as f64 / 1000.0).unwrap_or(0)] += 1;
+        }
+        t.below = counts
+            .iter()
+            .scan(0u32, |acc, &c| {
+                *acc += c;
+                Some(*acc)
+            })
+            .collect();
+        Ok(t)
     }
 
     /// The bin a tcplib draw `p` (in 0..1000) falls into: `None` for the atom at `value[0]`.
@@ -93,25 +108,22 @@ impl EmpiricalCdf {
         s / 1000.0
     }
 
-    /// P(X <= x) for the distribution the sampler produces.
+    /// P(X <= x) for the distribution the sampler produces: bins are adjacent and ordered, so
+    /// every bin wholly at or below x counts fully and the one straddling x in proportion.
     pub fn cdf_exact(&self, x: f64) -> f64 {
-        let mut s = 0.0;
-        for k in 0..1000u32 {
-            s += match self.bin(k as f64 / 1000.0) {
-                None => (self.values[0] <= x) as u8 as f64,
-                Some(i) => {
-                    let (lo, hi) = (self.values[i - 1], self.values[i]);
-                    if x >= hi {
-                        1.0
-                    } else if x < lo {
-                        0.0
-                    } else {
-                        (x - lo) / (hi - lo)
-                    }
-                }
-            };
+        let v = &self.values;
+        if x < v[0] {
+            return 0.0;
         }
-        s / 1000.0
+        // First index whose value exceeds x: bins 1..i-1 end at or below x.
+        let i = v.partition_point(|&y| y <= x);
+        if i >= v.len() {
+            return 1.0;
+        }
+        let full = self.below[i - 1] as f64;
+        let (lo, hi) = (v[i - 1], v[i]);
+        let partial = (self.below[i] - self.below[i - 1]) as f64 * ((x - lo) / (hi - lo));
+        (full + partial) / 1000.0
     }
 }
 

@@ -7,6 +7,10 @@
 //! * Bursts (Ahn et al., seed 002 §5, "8 KB bursts of UDP"): burst sizes exponential with mean
 //!   `burst_size`, sent back to back as packets of at most `packet_size`; bursts start at
 //!   exponential intervals with mean `burst_interval`.
+//! * On/off (ns-2 `Application/Traffic/Exponential`, and `Pareto` with a shape): packets of
+//!   `packet_size` at `rate` during on periods, none during off periods; period lengths
+//!   exponential (or Pareto) with means `on` and `off`. As in ns-2, a source starts in an on
+//!   period and a packet is sent at the start of each on period.
 
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
@@ -19,6 +23,7 @@ pub enum Pattern {
     Cbr { interval: SimTime },
     Poisson { mean_interval_ns: f64, exp_sizes: bool },
     Bursts { mean_burst_bytes: f64, mean_interval_ns: f64 },
+    OnOff { interval: SimTime, mean_on_ns: f64, mean_off_ns: f64, pareto_shape: Option<f64> },
 }
 
 pub struct UdpSource {
@@ -30,6 +35,8 @@ pub struct UdpSource {
     pub start: SimTime,
     pub stop: SimTime,
     pub rng: StreamRng,
+    /// On/off: end of the current on period.
+    pub on_until: SimTime,
     pub seq: u64,
     pub sent_pkts: u64,
     pub sent_bytes: u64,
@@ -50,7 +57,19 @@ impl UdpSource {
             Pattern::Cbr { .. } => self.start,
             Pattern::Poisson { mean_interval_ns, .. } => self.start + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64),
             Pattern::Bursts { mean_interval_ns, .. } => self.start + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64),
+            Pattern::OnOff { mean_on_ns, pareto_shape, .. } => {
+                self.on_until = self.start + self.period(mean_on_ns, pareto_shape);
+                self.start
+            }
         }
+    }
+
+    fn period(&mut self, mean_ns: f64, shape: Option<f64>) -> SimTime {
+        let x = match shape {
+            None => exp(&mut self.rng, mean_ns),
+            Some(a) => crate::apps::conversation::pareto(&mut self.rng, mean_ns, a),
+        };
+        SimTime(x.round() as u64)
     }
 
     /// Emit the packets due at `now` into `out` (sizes in bytes) and return the next fire time.
@@ -78,6 +97,21 @@ impl UdpSource {
                     burst -= s as u64;
                 }
                 Some(now + SimTime(exp(&mut self.rng, mean_interval_ns).round() as u64))
+            }
+            Pattern::OnOff { interval, mean_on_ns, mean_off_ns, pareto_shape } => {
+                out.push(self.packet_size);
+                let mut next = now + interval;
+                // Off periods (possibly several short on periods without a packet) until the
+                // next packet falls inside an on period.
+                while next >= self.on_until {
+                    let on_start = self.on_until + self.period(mean_off_ns, pareto_shape);
+                    self.on_until = on_start + self.period(mean_on_ns, pareto_shape);
+                    next = next.max(on_start);
+                    if next < self.on_until {
+                        break;
+                    }
+                }
+                Some(next)
             }
         }
         .filter(|&t| t < self.stop)

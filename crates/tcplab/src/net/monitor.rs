@@ -14,6 +14,8 @@ pub struct IntervalStats {
     pub min_pkts: u32,
     pub max_pkts: u32,
     pub avg_pkts: f64,
+    /// Bytes that finished transmission in the interval (utilization per bucket, 000 Fig 2.5).
+    pub bytes_out: u64,
 }
 
 /// Recorded only for traced links: one row per arrival, departure and drop.
@@ -54,6 +56,7 @@ pub struct LinkMonitor {
     cur_min: u32,
     cur_max: u32,
     cur_area: u128,
+    cur_bytes: u64,
     pub intervals: Vec<IntervalStats>,
     pub trace: Option<LinkTrace>,
 }
@@ -80,6 +83,7 @@ impl LinkMonitor {
             cur_min: 0,
             cur_max: 0,
             cur_area: 0,
+            cur_bytes: 0,
             intervals: Vec::new(),
             trace: if trace { Some(LinkTrace::default()) } else { None },
         }
@@ -100,7 +104,9 @@ impl LinkMonitor {
                 min_pkts: self.cur_min,
                 max_pkts: self.cur_max,
                 avg_pkts: self.cur_area as f64 / self.interval as f64,
+                bytes_out: self.cur_bytes,
             });
+            self.cur_bytes = 0;
             self.cur_start = end;
             self.cur_min = self.q_len;
             self.cur_max = self.q_len;
@@ -144,7 +150,9 @@ impl LinkMonitor {
     }
 
     #[inline]
-    pub fn on_forwarded(&mut self, bytes: u32) {
+    pub fn on_forwarded(&mut self, now: SimTime, bytes: u32) {
+        self.advance(now);
+        self.cur_bytes += bytes as u64;
         self.forwarded_pkts += 1;
         self.forwarded_bytes += bytes as u64;
     }
@@ -179,9 +187,11 @@ impl LinkMonitor {
                 min_pkts: self.cur_min,
                 max_pkts: self.cur_max,
                 avg_pkts: self.cur_area as f64 / span as f64,
+                bytes_out: self.cur_bytes,
             });
             self.cur_start = now;
             self.cur_area = 0;
+            self.cur_bytes = 0;
         }
     }
 

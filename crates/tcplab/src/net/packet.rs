@@ -12,8 +12,9 @@ pub type PacketId = u32;
 pub enum PacketKind {
     /// A UDP-like datagram of source `source`, sequence number `seq`.
     Udp { source: u32, seq: u64 },
-    /// A TCP segment of connection `conn`; `to_receiver` tells which endpoint it is for.
-    Tcp { conn: u32, to_receiver: bool, seg: Segment },
+    /// A TCP segment of connection slot `conn` in generation `gen`; `to_receiver` tells which
+    /// endpoint it is for.
+    Tcp { conn: u32, gen: u16, to_receiver: bool, seg: Segment },
 }
 
 #[derive(Clone, Copy, Debug)]

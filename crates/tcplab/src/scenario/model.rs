@@ -25,6 +25,10 @@ pub struct Scenario {
     /// TCP connections (bulk transfers).
     #[serde(default)]
     pub tcp: Vec<TcpCfg>,
+    /// Application traffic over TCP connections that come and go: tcplib conversations (seed 000
+    /// §2.2.3), Ahn's sleep-then-send senders (seed 002 §5), on/off senders.
+    #[serde(default)]
+    pub traffic: Vec<TrafficCfg>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -165,6 +169,9 @@ pub enum UdpPattern {
     /// Exponentially sized bursts (mean `burst_size`) at exponential intervals (mean
     /// `burst_interval`), sent back to back in packets of `packet_size` (seed 002 §5).
     Bursts,
+    /// ns-2 `Application/Traffic/Exponential` (or `Pareto` with `shape`): packets of
+    /// `packet_size` at `rate` during on periods (mean `on`), silent during off periods (mean `off`).
+    Onoff,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -199,6 +206,14 @@ pub struct UdpCfg {
     pub start: Option<Duration>,
     #[serde(default)]
     pub stop: Option<Duration>,
+    /// On/off sources: mean on and off period lengths.
+    #[serde(default)]
+    pub on: Option<Duration>,
+    #[serde(default)]
+    pub off: Option<Duration>,
+    /// On/off sources: Pareto shape (> 1) for on and off periods; exponential when absent.
+    #[serde(default)]
+    pub shape: Option<f64>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -253,4 +268,137 @@ pub struct TcpCfg {
     /// Variant parameters, e.g. { alpha = 1, beta = 3, gamma = 1 } for Vegas.
     #[serde(default)]
     pub params: BTreeMap<String, f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TrafficKind {
+    /// x-Sim's TRAFFIC: conversations (Telnet, FTP, SMTP, NNTP) drawn from tcplib, starting at
+    /// exponential interarrivals, each on its own TCP connection (seed 000 §2.2.3).
+    Tcplib,
+    /// Ahn et al.'s dynamic senders (seed 002 §5): each of `senders` long-lived connections sleeps
+    /// an exponential time (mean `sleep`), sends a tcplib FTP item size, waits for its ACK, repeats.
+    Ahn,
+    /// ns-2 on/off application over TCP: each of `senders` connections writes `packet_size` at
+    /// `rate` while on (mean `on`), nothing while off (mean `off`); Pareto periods with `shape`.
+    Onoff,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficCfg {
+    pub name: String,
+    pub kind: TrafficKind,
+    /// Originating host: bulk data (items, messages, keystrokes) flows from here to `to`.
+    pub from: String,
+    pub to: String,
+    /// TCP variant of every connection of this source.
+    pub variant: String,
+    /// tcplib: mean time between conversation starts (exponential) ...
+    #[serde(default)]
+    pub interarrival: Option<Duration>,
+    /// ... or the offered load as a fraction of `bottleneck`'s rate, converted to an
+    /// interarrival from tcplib's mean bytes per conversation (README: "Offered load").
+    #[serde(default)]
+    pub offered_load: Option<f64>,
+    /// Link direction ("a->b") whose rate `offered_load` refers to (default: the slowest link
+    /// direction on the path from `from` to `to`).
+    #[serde(default)]
+    pub bottleneck: Option<String>,
+    /// tcplib: conversation mix, e.g. { smtp = 0.8, telnet = 0.2 } (weights, normalised). Default:
+    /// tcplib's application breakdown, drawn per seed as tcplib's brkdn_dist does.
+    #[serde(default)]
+    pub mix: Option<BTreeMap<String, f64>>,
+    /// Also run a mirrored source from `to` to `from` (two-way traffic, seed 000 §5.2.3).
+    #[serde(default)]
+    pub two_way: bool,
+    /// First conversation no earlier than this (default 0s) ...
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// ... and no new conversation (or on period, or exchange) from this time on (default: never).
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// ahn, onoff: number of long-lived sender connections (default 1).
+    #[serde(default)]
+    pub senders: Option<u32>,
+    /// ahn: mean sleep between exchanges.
+    #[serde(default)]
+    pub sleep: Option<Duration>,
+    /// onoff: bytes per application write, sending rate while on, mean on/off periods, Pareto shape.
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    #[serde(default)]
+    pub on: Option<Duration>,
+    #[serde(default)]
+    pub off: Option<Duration>,
+    #[serde(default)]
+    pub shape: Option<f64>,
+    /// TCP options of the connections (the `[[tcp]]` keys mss, send_buffer, recv_buffer,
+    /// ack_policy, timer, timer_granularity, min_rto, timestamps, window_scaling,
+    /// initial_ssthresh, initial_window, time_wait, params).
+    #[serde(default)]
+    pub tcp: Option<ConnOptions>,
+}
+
+/// TCP options shared by `[[tcp]]` flows and `[[traffic]]` connections.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConnOptions {
+    #[serde(default)]
+    pub mss: Option<Size>,
+    #[serde(default)]
+    pub send_buffer: Option<Size>,
+    #[serde(default)]
+    pub recv_buffer: Option<Size>,
+    #[serde(default)]
+    pub ack_policy: Option<String>,
+    #[serde(default)]
+    pub timer: Option<String>,
+    #[serde(default)]
+    pub timer_granularity: Option<Duration>,
+    #[serde(default)]
+    pub min_rto: Option<Duration>,
+    #[serde(default)]
+    pub timestamps: Option<bool>,
+    #[serde(default)]
+    pub window_scaling: Option<bool>,
+    #[serde(default)]
+    pub initial_ssthresh: Option<Size>,
+    #[serde(default)]
+    pub initial_window: Option<u32>,
+    #[serde(default)]
+    pub time_wait: Option<Duration>,
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+}
+
+impl ConnOptions {
+    /// The same options as a `[[tcp]]` entry (to share its validation).
+    pub fn as_tcp(&self, variant: &str) -> TcpCfg {
+        TcpCfg {
+            name: String::new(),
+            from: String::new(),
+            to: String::new(),
+            variant: variant.to_string(),
+            bytes: None,
+            duration: None,
+            start: None,
+            mss: self.mss,
+            send_buffer: self.send_buffer,
+            recv_buffer: self.recv_buffer,
+            ack_policy: self.ack_policy.clone(),
+            timer: self.timer.clone(),
+            timer_granularity: self.timer_granularity,
+            min_rto: self.min_rto,
+            timestamps: self.timestamps,
+            window_scaling: self.window_scaling,
+            initial_ssthresh: self.initial_ssthresh,
+            initial_window: self.initial_window,
+            time_wait: self.time_wait,
+            read_rate: None,
+            params: self.params.clone(),
+        }
+    }
 }
