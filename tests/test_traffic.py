@@ -16,7 +16,7 @@ import tcplab
 
 ROOT = Path(__file__).resolve().parent.parent
 T54 = ROOT / "scenarios" / "brakmo" / "table5.4" / "scenario.toml"
-SHORT = {"run.duration": "40s", "run.stop_when_done": False}
+SHORT = {"run.duration": "40s", "run.stop_when_done": False, "tcp[0].start": "10s"}
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_same_traffic_whatever_the_distinguished_variant(runs):
 
 def test_cli_prints_the_background_table(tmp_path):
     out = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(T54), "--out", str(tmp_path / "r"),
-                          "--set", "run.duration=30s", "--set", "run.stop_when_done=false"],
+                          "--set", "run.duration=30s", "--set", "run.stop_when_done=false", "--set", "tcp[0].start=5s"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "traffic" in out.stdout and "background" in out.stdout and "echo ms" in out.stdout

@@ -124,6 +124,26 @@ fn conversation_schedule_is_independent_of_variant_queue_and_topology() {
 }
 
 #[test]
+fn traffic_runs_are_deterministic() {
+    let traffic = tcplib("reno", r#"offered_load = 0.6
+two_way = true"#);
+    let tcp = r#"
+[[tcp]]
+name = "t"
+from = "c"
+to = "d"
+variant = "vegas"
+bytes = "500KB"
+start = "20s"
+"#;
+    let text = dumbbell("200KB/s", r#"{ limit = "10pkts" }"#, &traffic, tcp, "120s");
+    let a = common::summary_without_wall(&common::run(&text, 9));
+    let b = common::summary_without_wall(&common::run(&text, 9));
+    assert_eq!(a, b);
+    assert!(a.contains("\"conversations_started\""));
+}
+
+#[test]
 fn every_conversation_completes_with_every_byte() {
     // Conversations stop starting at 300 s; by 900 s every SMTP/FTP/NNTP conversation has closed
     // (both ends CLOSED after TIME_WAIT), over a lossy 10-buffer bottleneck.
