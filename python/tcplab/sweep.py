@@ -47,7 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .api import _toml_literal
+
+
+def _toml_literal(value: Any) -> str:
+    from .api import _toml_literal as lit   # lazy: keeps `tcplab --help` free of polars
+    return lit(value)
 
 
 class SweepError(ValueError):
