@@ -179,7 +179,9 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     file = str(sp.path)
     out = Path(out) if out else Path("runs") / "reproduce" / experiment.replace("/", "_")
     out.mkdir(parents=True, exist_ok=True)
-    print(f"{sp.title}\n  scenario {sp.scenario}\n  output   {out}\n", flush=True)
+    own = sorted({v["scenario"] for v in sp.variants if v.get("scenario")})
+    shown = ", ".join(str(folder / o) for o in own) if own and all(v.get("scenario") for v in sp.variants) else str(sp.scenario)
+    print(f"{sp.title}\n  scenario {shown}\n  output   {out}\n", flush=True)
 
     version = code_version()
     points = axis_points(sp.axes, sp.mode)
