@@ -495,6 +495,8 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "runs").mkdir(exist_ok=True)
+    for leftover in (out / "runs").glob(".tmp-*"):   # half-written by a killed worker: never trusted
+        shutil.rmtree(leftover, ignore_errors=True)
     own = store is None
     store = store or Store(out / "results.duckdb")
     session = uuid.uuid4().hex[:12]
