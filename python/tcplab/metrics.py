@@ -113,7 +113,7 @@ def parse(expr: str) -> ast.Expression:
         if isinstance(node, ast.Name) and not _is_func_name(tree, node):
             raise ExprError(f"unknown name {node.id!r}: write metric and variant names as quoted strings")
         if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.keywords):
-            raise ExprError(f"only plain calls like mean('variant', 'metric') are allowed: {ast.unparse(node)}")
+            raise ExprError(f"not allowed: {ast.unparse(node)} (only plain calls like mean('variant', 'metric'))")
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str)) or \
                 isinstance(node, ast.Constant) and isinstance(node.value, bool):
             raise ExprError(f"constant {node.value!r} not allowed")

@@ -310,7 +310,8 @@ def load_sweep(path: str | os.PathLike, version: str | None = None) -> Sweep:
 def _link_buckets(run, width: float) -> list[dict]:
     """Utilization of each traced link per time bucket of `width` seconds, from the departures
     in the link trace (bytes sent × 8 / (rate × bucket length)); the last bucket is cut at the
-    end of the run."""
+    end of the run. A packet counts in the bucket where its transmission starts, so a bucket can
+    read up to one packet's worth above 100 %."""
     tab = run._traces.get("link") or {}
     if not tab or not tab.get("t_s"):
         return []
