@@ -434,14 +434,15 @@ class SweepProgress:
 # Backends --------------------------------------------------------------------------------------
 
 def _run_local(tasks: list[dict], jobs: int, on_results: Callable[[list[dict]], None]) -> None:
-    if jobs <= 1:
-        for t in tasks:
-            on_results([execute(t)])
-        return
     import concurrent.futures as cf
-    import multiprocessing as mp
-    # spawn: the Rust core's threads and fork do not mix
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init)
+    if jobs <= 1:
+        # One run at a time in a thread of this process (the core releases the GIL), so the
+        # parent commits finished runs while the next one runs, as with a pool.
+        pool = cf.ThreadPoolExecutor(max_workers=1)
+    else:
+        import multiprocessing as mp
+        # spawn: the Rust core's threads and fork do not mix
+        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init)
     try:
         pending = {pool.submit(execute, t) for t in tasks}
         while pending:
