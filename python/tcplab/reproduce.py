@@ -58,7 +58,7 @@ from .paths import find_experiment
 STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments", "retransmitted_bytes",
                     "coarse_timeouts", "fast_retransmits"]
 
-_TOP_KEYS = {"title", "scenario", "flow", "seeds", "metrics", "axes", "derived", "variants", "claims", "mode"}
+_TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "derived", "variants", "claims", "mode"}
 _VARIANT_KEYS = {"name", "label", "scenario", "set", "paper", "source", "note"}
 
 
