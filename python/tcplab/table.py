@@ -130,10 +130,20 @@ def individual(run_dir: str | Path, by: list[str] | None = None, metrics: list[s
             if m in _XSIM or ("." not in m and m in (s.get("flows") or [{}])[0]):
                 rec[f"{m} (background)"] = _value(s, m, fl, "background")
         recs.append(rec)
+    recs.sort(key=lambda r: tuple(_natural(r[c]) for c in cols) + (r["seed"],))
     df = pl.DataFrame(recs, infer_schema_length=None)
     empty_bg = [c for c in df.columns if c.endswith(" (background)") and df[c].null_count() == df.height]
     df = df.drop(empty_bg)
-    return df.sort(cols + ["seed"]) if cols else df.sort("seed")
+    return df
+
+
+def _natural(v) -> tuple:
+    """Sort key putting "5KB" before "10KB" (leading number first, then the text)."""
+    m = re.match(r"\s*(-?[0-9.]+)", str(v)) if v is not None else None
+    try:
+        return (0, float(m.group(1)), str(v)) if m else (1, 0.0, str(v))
+    except ValueError:
+        return (1, 0.0, str(v))
 
 
 def averages(run_dir: str | Path, by: list[str] | None = None, metrics: list[str] | None = None,
@@ -177,7 +187,8 @@ def utilization(run_dir: str | Path, by: list[str] | None = None, link: str | No
     keys = cols + ["bucket"]
     agg = b.group_by(keys).agg(pl.col("t_from_s").first(), pl.col("t_to_s").max(), pl.col("utilization").mean().alias("utilization"),
                                pl.col("utilization").len().alias("n"))
-    return agg.sort(keys).with_columns(pl.lit(link).alias("link"))
+    rows = sorted(agg.iter_rows(named=True), key=lambda r: tuple(_natural(r[c]) for c in cols) + (r["bucket"],))
+    return pl.DataFrame(rows, schema=agg.schema).with_columns(pl.lit(link).alias("link"))
 
 
 # Printing -----------------------------------------------------------------------------------------
