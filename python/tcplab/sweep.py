@@ -488,6 +488,31 @@ def _run_ray(tasks: list[dict], jobs: int, address: str | None, on_results: Call
             ray.shutdown()
 
 
+class _deferred_sigint:
+    """Hold SIGINT (Ctrl-C) while a commit runs, then raise KeyboardInterrupt after it, so an
+    interrupt never rolls back runs that had already finished. Only in the main thread."""
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.hit = False
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def _handler(self, *_):
+        self.hit = True
+
+    def __exit__(self, *exc):
+        import signal
+        if self.old is not None:
+            signal.signal(signal.SIGINT, self.old)
+        if self.hit and exc[0] is None:
+            raise KeyboardInterrupt
+        return False
+
+
 def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, backend: str = "local",
                   ray_address: str | None = None, sweep_name: str = "", retry_failed: bool = False,
                   quiet: bool = False, store=None) -> dict:
@@ -518,7 +543,8 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
                   f"({backend}, {jobs} job{'s' if jobs != 1 else ''})", file=sys.stderr, flush=True)
 
         def on_results(results: list[dict]) -> None:
-            store.commit([(by_hash[r["hash"]], r) for r in results], sweep=sweep_name, session=session)
+            with _deferred_sigint():   # a Ctrl-C during the commit takes effect once it is done
+                store.commit([(by_hash[r["hash"]], r) for r in results], sweep=sweep_name, session=session)
             for r in results:
                 prog.update(r["status"] == "ok")
 
