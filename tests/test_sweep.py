@@ -416,3 +416,17 @@ def test_unknown_reported_metric_is_an_error(tmp_path):
     p = subprocess.run(TCPLAB + ["reproduce", str(exp), "--out", str(tmp_path / "o"), "--no-report", "--seeds", "1"],
                        cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 2 and "no flows element named 't9'" in p.stderr and "reproduce.toml" in p.stderr, p.stderr
+
+
+def test_paired_ratios_from_the_store(small_sweeps):
+    from tcplab.table import individual, paired_ratios
+    _, outs = small_sweeps
+    df, summ = paired_ratios(outs["jobs1"], "vegas", "reno")
+    ind = individual(outs["jobs1"], by=["variant"], metrics=["throughput_KBps"])
+    tp = {(r["tcp[0].variant"], r["seed"]): r["throughput_KBps"] for r in ind.iter_rows(named=True)}
+    assert df["seed"].to_list() == [1, 2, 3]
+    for r in df.iter_rows(named=True):
+        assert r["ratio"] == tp[("vegas", r["seed"])] / tp[("reno", r["seed"])]
+    assert summ["n"] == 3 and summ["mean"] == pytest.approx(sum(df["ratio"]) / 3)
+    p = subprocess.run(TCPLAB + ["table", str(outs["jobs1"]), "--ratio", "vegas/reno"], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and "on 3 paired runs" in p.stdout, p.stderr

@@ -326,3 +326,25 @@ def plot_sweep(run_dir: str | Path, x: str, metric: str = "throughput_KBps", by:
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def paired_ratios(run_dir: str | Path, a: str, b: str, metric: str = "throughput_KBps", axis: str = "variant",
+                  flow: str | None = None) -> tuple[pl.DataFrame, dict]:
+    """Per-run ratios a/b of `metric` between two values of `axis` (e.g. vegas/reno) on paired
+    runs: the same seed and the same values of every other axis. Returns (one row per pair:
+    the other axes, seed, a, b, ratio; the summary of the ratios from analysis.paired_ratios)."""
+    from .analysis import paired_ratios as _paired
+    with _open(run_dir) as store:
+        _, cols = _groups(store, None)
+        _, (ax,) = _groups(store, [axis])
+    ind = individual(run_dir, None, [metric], flow)
+    others = [c for c in cols if c != ax]
+    key = lambda r: tuple(r[c] for c in others) + (r["seed"],)
+    va = {key(r): r[metric] for r in ind.iter_rows(named=True) if str(r[ax]) == a}
+    vb = {key(r): r[metric] for r in ind.iter_rows(named=True) if str(r[ax]) == b}
+    if not va or not vb:
+        raise ValueError(f"no runs with {ax} = {a if not va else b!r}")
+    summary = _paired(va, vb)
+    rows = [{**dict(zip(others + ["seed"], k)), a: va[k], b: vb[k], "ratio": summary["ratios"][k]}
+            for k in sorted(summary["ratios"], key=lambda k: tuple(_natural(x) for x in k))]
+    return pl.DataFrame(rows, infer_schema_length=None), summary
