@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench browser clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity browser clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -46,6 +46,17 @@ test: setup test-rust test-python
 
 bench: setup
 	$(BIN)/tcplab bench
+
+# 1,000 runs of Brakmo's transfer with --jobs 1, --jobs 2 and on local Ray: times, ratio, identical rows.
+bench-sweep: setup
+	$(BIN)/tcplab bench --sweep --runs 1000 --ray
+
+# The sensitivity sweeps of scenarios/brakmo/sensitivity/ and their plots (into runs/sensitivity/).
+sensitivity: setup
+	$(BIN)/tcplab sweep scenarios/brakmo/sensitivity/buffers.toml --out runs/sensitivity/buffers
+	$(BIN)/tcplab table runs/sensitivity/buffers --plot limit --by variant --metrics throughput_KBps --out runs/sensitivity/buffers.png
+	$(BIN)/tcplab sweep scenarios/brakmo/sensitivity/send-buffer.toml --out runs/sensitivity/send-buffer
+	$(BIN)/tcplab table runs/sensitivity/send-buffer --plot send_buffer --by variant --metrics throughput_KBps --out runs/sensitivity/send-buffer.png
 
 clean:
 	rm -rf $(VENV) target runs

@@ -83,3 +83,66 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
         print(f"{name:24} {summ['sim_end_s']:7.1f} {wall:8.3f} {ev:11d} {ev / wall / 1e6:10.2f} {hops / wall / 1e6:12.2f} "
               f"{wall / summ['sim_end_s']:12.5f} {wall / hops * 1e9:10.1f}", flush=True)
     return 0
+
+
+def bench_sweep(runs: int = 1000, ray: bool = False) -> int:
+    """Time one sweep of the Brakmo single-transfer scenario (reno and vegas × runs/2 seeds, the
+    sweep's per-run files summary-only) with --jobs 1 and --jobs 2 into fresh stores; print both
+    wall times and their ratio, and check both stores hold identical rows. With `ray`, also run it
+    on a local Ray instance (2 CPUs) and compare."""
+    import os
+    import tempfile
+    import time as _t
+    from pathlib import Path
+
+    from .paths import scenarios_root
+    from .sweep import run_sweep
+
+    scenario = (scenarios_root() / "brakmo" / "single-transfer" / "scenario.toml").resolve()
+    half = max(1, runs // 2)
+    with tempfile.TemporaryDirectory(prefix="tcplab-bench-sweep-") as tmp:
+        sweep = Path(tmp) / "bench.toml"
+        sweep.write_text(f'title = "bench: Brakmo single transfer, reno/vegas x {half} seeds"\n'
+                         f'scenario = "{scenario}"\nsave = "summary"\nseeds = {{ from = 1, count = {half} }}\n'
+                         '[set]\n"run.trace.tcp" = false\n"run.trace.links" = []\n'
+                         '[axes]\n"tcp[0].variant" = ["reno", "vegas"]\n')
+        times, outs = {}, {}
+        configs = [("--jobs 1", dict(jobs=1)), ("--jobs 2", dict(jobs=2))]
+        if ray:
+            configs.append(("--backend ray (2 CPUs)", dict(jobs=2, backend="ray")))
+        for label, kw in configs:
+            out = Path(tmp) / label.replace(" ", "_").replace("(", "").replace(")", "")
+            t0 = _t.perf_counter()
+            res = run_sweep(sweep, out, quiet=True, **kw)
+            times[label] = _t.perf_counter() - t0
+            outs[label] = out
+            print(f"{label:24} {res['ran']} runs ({res['failed']} failed) in {times[label]:7.2f} s "
+                  f"({1000 * times[label] / max(1, res['ran']):.1f} ms per run)", flush=True)
+        base = times["--jobs 1"]
+        print(f"speed-up --jobs 2 vs --jobs 1: {base / times['--jobs 2']:.2f}x (time ratio {times['--jobs 2'] / base:.2f}; "
+              f"{os.cpu_count()} cores)")
+        ref = stored_rows(outs["--jobs 1"])
+        for label in list(outs)[1:]:
+            same = stored_rows(outs[label]) == ref
+            print(f"stored rows of {label} identical to --jobs 1: {'yes' if same else 'NO'}")
+            if not same:
+                return 1
+    return 0
+
+
+def stored_rows(out) -> dict:
+    """The host-independent content of a results store, for comparing runs made differently:
+    every table sorted by hash, without wall time, timestamps, session and run directory."""
+    from .store import Store
+    skip = {"wall_s", "finished_at", "session", "run_dir", "summary"}
+    with Store(out / "results.duckdb", read_only=True) as st:
+        tables = {}
+        for t in st.tables():
+            if t == "meta":
+                continue
+            df = st.frame(t)
+            cols = [c for c in df.columns if c not in skip]
+            df = df.select(cols)
+            tables[t] = sorted(map(repr, df.rows()))
+        summ = {h: {k: v for k, v in s.items() if k != "wall_s"} for h, s in st.summaries(status=None).items()}
+    return {"tables": tables, "summaries": summ}

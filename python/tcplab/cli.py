@@ -146,12 +146,62 @@ def cmd_report(a) -> int:
 
 def cmd_reproduce(a) -> int:
     from .reproduce import reproduce
-    return reproduce(a.experiment, out=a.out, seed=a.seed, report=not a.no_report, seeds=a.seeds)
+    return reproduce(a.experiment, out=a.out, seed=a.seed, report=not a.no_report, seeds=a.seeds, jobs=a.jobs,
+                     backend=a.backend, ray_address=a.ray_address)
+
+
+def cmd_sweep(a) -> int:
+    from .sweep import run_sweep
+    res = run_sweep(a.sweep, a.out, jobs=a.jobs, backend=a.backend, ray_address=a.ray_address, retry_failed=a.retry_failed)
+    print(f"{res['total']} runs: {res['skipped']} already stored, {res['ran']} ran, {res['failed']} failed; "
+          f"results in {a.out / 'results.duckdb'}")
+    return 1 if res["failed"] else 0
+
+
+def cmd_table(a) -> int:
+    from .table import plot_sweep, render
+    metrics = [m for ms in (a.metrics or []) for m in ms.split(",") if m] or None
+    by = [b for bs in (a.by or []) for b in bs.split(",") if b] or None
+    if a.ratio:
+        from .table import paired_ratios
+        if a.ratio.count("/") != 1:
+            raise ValueError(f"--ratio {a.ratio}: expected A/B, e.g. vegas/reno")
+        num, den = a.ratio.split("/")
+        metric = (metrics or ["throughput_KBps"])[0]
+        df, summ = paired_ratios(a.dir, num, den, metric=metric, axis=(by or ["variant"])[0], flow=a.flow)
+        print(df.write_csv() if a.format == "csv" else df)
+        print(f"{metric} {num}/{den} on {summ['n']} paired runs: mean {summ['mean']:.3f}"
+              + (f" ± {summ['ci']:.3f} (90 % CI), std {summ['std']:.3f}" if summ["std"] is not None else "")
+              + f", min {summ['min']:.3f}, max {summ['max']:.3f}" + (f"; unpaired: {len(summ['unpaired'])}" if summ["unpaired"] else ""))
+        return 0
+    if a.plot:
+        path = plot_sweep(a.dir, a.plot, metric=(metrics or ["throughput_KBps"])[0], by=by, path=a.out, flow=a.flow)
+        print(path)
+        return 0
+    views = [v for vs in (a.view or []) for v in vs.split(",") if v] or None
+    text = render(a.dir, by=by, metrics=metrics, fmt=a.format, views=views, flow=a.flow)
+    if a.out:
+        Path(a.out).write_text(text)
+        print(f"wrote {a.out}")
+    else:
+        print(text, end="")
+    return 0
 
 
 def cmd_bench(a) -> int:
+    if a.sweep:
+        from .bench import bench_sweep
+        return bench_sweep(runs=a.runs, ray=a.ray)
     from .bench import bench
     return bench(a.case, repeat=a.repeat, list_only=a.list)
+
+
+def _add_runner_args(p) -> None:
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="parallel runs (default: the number of CPU cores; 1 runs in this process)")
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="local: a process pool on this machine (default); ray: Ray tasks on a local instance or --ray-address")
+    p.add_argument("--ray-address", metavar="ADDR", help='Ray cluster to join, e.g. "auto" or "ray://head:10001" (default: start a local instance with --jobs CPUs)')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -215,16 +265,47 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("experiment", help="experiment folder under scenarios/, e.g. brakmo/single-transfer")
     rp.add_argument("--out", type=Path, help="output directory (default: runs/reproduce/<experiment>)")
     rp.add_argument("--seed", type=int, help="seed of the random streams (default: the scenario's run.seed)")
-    rp.add_argument("--seeds", type=int, default=1, metavar="N",
-                    help="also run the next N-1 seeds of every variant and report each metric's min and max (default 1)")
+    rp.add_argument("--seeds", type=int, default=None, metavar="N",
+                    help="run seeds SEED .. SEED+N-1 of every variant (replacing the file's seed list) and report mean, std, min and max")
     rp.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    _add_runner_args(rp)
     rp.set_defaults(fn=cmd_reproduce)
+
+    sw = sub.add_parser("sweep", help="run a sweep file (axes × seeds) into a results database",
+                        description="Run every point of a sweep file (base scenario + axes + seeds; see README) in parallel and store "
+                                    "one row per run in OUT/results.duckdb (per-run files in OUT/runs/<hash>/). Runs already stored "
+                                    "with the same hash are skipped, so an interrupted sweep resumes where it stopped.")
+    sw.add_argument("sweep", type=Path, help="sweep TOML file")
+    sw.add_argument("--out", type=Path, required=True, help="output directory (results.duckdb, runs/, executed.log)")
+    _add_runner_args(sw)
+    sw.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
+    sw.set_defaults(fn=cmd_sweep)
+
+    tb = sub.add_parser("table", help="x-Sim database views of a sweep: averages, utilization per bucket, runs",
+                        description="Print the views of a results store (seed 000 §2.3.1): averages per group for the distinguished flow "
+                                    "and the background with std, 90%% confidence interval, min and max (Fig 2.4); bottleneck "
+                                    "utilization per time bucket (Fig 2.5); individual values per run (Fig 2.6).")
+    tb.add_argument("dir", type=Path, help="sweep output directory (with results.duckdb)")
+    tb.add_argument("--by", action="append", metavar="KEY", help="group by these axes (full key or its last part, e.g. variant, limit); default: every axis")
+    tb.add_argument("--metrics", action="append", metavar="M[,M...]",
+                    help="metrics: flow fields (throughput_KBps), x-Sim columns (KB_sent, KB_resent, pct_resent) or summary paths (links.<name>.utilization)")
+    tb.add_argument("--view", action="append", metavar="V", help="averages, utilization, runs (default: all three)")
+    tb.add_argument("--flow", help="the distinguished flow (default: the sweep's flow, else the first)")
+    tb.add_argument("--format", choices=["markdown", "csv"], default="markdown", help="output format (default markdown)")
+    tb.add_argument("--plot", metavar="AXIS", help="instead of tables, plot the first metric against this axis (PNG), one line per --by group")
+    tb.add_argument("--ratio", metavar="A/B", help="instead of tables, per-run ratios of the first metric between two values of the "
+                                                 "first --by axis (default variant) on paired runs (same seed and other axes), e.g. vegas/reno")
+    tb.add_argument("--out", type=Path, help="write to this file instead of stdout (the PNG path with --plot)")
+    tb.set_defaults(fn=cmd_table)
 
     b = sub.add_parser("bench", help="run the benchmark scenarios and print events/s, packet-hops/s, wall time per simulated second",
                        description="Run fixed benchmark scenarios (built in python/tcplab/bench.py), timed inside the Rust core; print the median over --repeat runs of events/s, packet-hops/s and wall time per simulated second. Figures, not pass/fail.")
     b.add_argument("case", nargs="*", help="benchmark names (default: all); see --list")
     b.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported (default 3)")
     b.add_argument("--list", action="store_true", help="list the cases")
+    b.add_argument("--sweep", action="store_true", help="instead: time a sweep of the Brakmo scenario with --jobs 1 and --jobs 2 and print both and their ratio")
+    b.add_argument("--runs", type=int, default=1000, help="runs in the --sweep benchmark (default 1000)")
+    b.add_argument("--ray", action="store_true", help="with --sweep: also run it on a local Ray instance and compare the stored rows")
     b.set_defaults(fn=cmd_bench)
     return p
 
@@ -232,9 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from ._core import ScenarioError
+    from .sweep import SweepError
     try:
         return args.fn(args) or 0
-    except ScenarioError as e:
+    except (ScenarioError, SweepError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as e:

@@ -572,19 +572,41 @@ def _pick_conn(run, variant: str) -> str | None:
     return run.conns[0] if run.conns else None
 
 
+def _spread_rows(rows: list[dict]) -> list[dict]:
+    """Rows aggregated over several runs (reproduce with seeds/axes) shown as ours = mean ± std
+    and a min .. max column; n and the 90 % interval kept; raw mean/std/min/max folded in."""
+    out = []
+    for r in rows:
+        if r.get("n", 1) and r.get("n", 1) > 1 and "std" in r:
+            d = {k: v for k, v in r.items() if k not in ("mean", "std", "min", "max", "ci90", "ours", "n", "seeds")}
+            ours = _fmt(r.get("ours"))
+            if r.get("std") is not None:
+                ours += f" ± {_fmt(r['std'])}"
+            d["ours"] = ours
+            d["min .. max"] = f"{_fmt(r.get('min'))} .. {_fmt(r.get('max'))}"
+            d["ci90 ±"] = r.get("ci90")
+            d["n"] = r.get("n")
+            out.append(d)
+        else:
+            out.append({k: v for k, v in r.items() if k not in ("mean", "std", "ci90", "n")} if r.get("n") == 1 else dict(r))
+    return out
+
+
 def write_comparison_report(out_dir: str | Path, comparison_rows, runs: Mapping[str, Any],
-                            path: str | Path | None = None, *, title: str | None = None) -> Path:
+                            path: str | Path | None = None, *, title: str | None = None,
+                            claims: Sequence[Mapping[str, Any]] | None = None) -> Path:
     """The ``tcplab reproduce`` report: the paper-vs-ours table (rows with at least
     variant, metric, paper, ours; extra keys such as unit or note become extra columns),
     then the TCP trace graphs of the variants side by side (Reno beside Vegas, as in thesis
     Figs 4.1 and 4.3), then each run's full section. ``runs`` maps a variant name to its run
     directory (or RunData). ``path`` defaults to OUT_DIR/report.html; a relative path is
-    taken inside ``out_dir``. Returns the path."""
+    taken inside ``out_dir``. Rows aggregated over several runs show mean ± std and min .. max;
+    ``claims`` (text, expr, held, values) get their own held/missed table. Returns the path."""
     out_dir = Path(out_dir)
     p = Path(path) if path is not None else Path("report.html")
     if not p.is_absolute():
         p = out_dir / p
-    rows = _rows_to_dicts(comparison_rows)
+    rows = _spread_rows(_rows_to_dicts(comparison_rows))
     loaded = {v: as_run(r) for v, r in runs.items()}
     title = title or "tcplab reproduction — paper vs ours"
     cols = ["variant", "metric", "paper", "ours"]
@@ -600,6 +622,12 @@ def write_comparison_report(out_dir: str | Path, comparison_rows, runs: Mapping[
         return ""
 
     body = ["<h2>Paper vs ours</h2>", _table(rows, cols, cls="comparison", row_class=miss)]
+    if claims:
+        crow = [{"claim": c.get("text", ""), "result": "held" if c.get("held") else "missed",
+                 "numbers": ", ".join(f"{k} = {_fmt(v)}" for k, v in (c.get("values") or {}).items()),
+                 "expression": c.get("expr", "")} for c in claims]
+        body += ["<h2>Claims</h2>", _table(crow, ["claim", "result", "numbers", "expression"], cls="claims",
+                                           row_class=lambda r: "miss" if r["result"] == "missed" else "")]
     if loaded:
         body.append("<h2>TCP trace graphs side by side</h2><div class=\"side\">")
         for v, run in loaded.items():

@@ -4,96 +4,340 @@ An experiment folder holds `scenario.toml` and `reproduce.toml`::
 
     title = "..."
     scenario = "scenario.toml"
-    flow = "transfer"                       # the flow whose metrics are compared
+    flow = "transfer"                       # the flow whose plain-named metrics are compared
+    seeds = [1, 2, 3]                       # or { from = 1, count = 19 }; default: the scenario's run.seed
+    metrics = ["throughput_KBps", "jain"]   # reported for every variant (default: STANDARD_METRICS)
+    axes = { "links[1].queue.limit" = ["10pkts", "15pkts", "20pkts"] }   # every variant runs the full grid
+
+    [derived]                               # per-run metrics computed from summary.json
+    jain = "jain('flows.*.throughput_KBps')"
+
     [[variants]]
     name = "reno"
+    label = "Reno"                          # optional, for printing
+    scenario = "other.toml"                 # optional: this variant's own scenario file
     set = { "tcp[0].variant" = "reno" }     # overrides applied to the scenario
-    paper = { throughput_KBps = 123.0 }     # published numbers (metric names = summary.json flow fields)
+    paper = { throughput_KBps = 123.0 }     # published numbers
     source = "seed 000 §4.1, Fig 4.1"
+
+    [[claims]]
+    text = "Vegas ≥ 1.3× Reno throughput"
+    expr = "mean('vegas', 'throughput_KBps') >= 1.3 * mean('reno', 'throughput_KBps')"
+
+Every variant runs over the grid axes × seeds (paired: the same seeds and axis points for every
+variant) through the sweep runner (`--jobs`, `--backend ray`), with the runs kept in
+OUT/results.duckdb so a rerun only runs what is missing. A variant's numbers are aggregated over
+all its runs: comparison.json rows carry variant, metric, paper, ours (the mean when there are
+several runs), source, n, mean, std, ci90 (half-width of the 90 % Student-t interval) and, with
+several runs, seeds, min and max. The first run of each variant (first seed, first axis point)
+is saved as OUT/<variant>/ for the report's graphs.
+
+Metric names and the expression language of `[derived]` and `[[claims]]` are described in
+:mod:`tcplab.metrics`: a plain flow field of `flow`, a dotted path
+``<section>.<element name>.<field>`` into summary.json (``links.Gateway1->Gateway2.drops``,
+``flows.t3.throughput_KBps``, ``traffic.<name>.<field>``), a top-level scalar, or a derived
+metric. Derived metrics use ``value/jain/sum/mean/min/max/count('<path>')`` (``*`` selects
+every element of a section); claims use ``mean/std/min/max/median/n(variant, metric)``,
+``ratio(a, b, metric)`` and ``all_runs(a, b, metric, op)``. Each claim is printed and stored in
+comparison.json as held or missed with the numbers it used.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
-from .api import run
 from .paths import find_experiment
 
-#: Metrics always reported for each variant, published or not.
+#: Metrics always reported for each variant, published or not (unless `metrics` says otherwise).
 STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments", "retransmitted_bytes",
                     "coarse_timeouts", "fast_retransmits"]
+
+_TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "derived", "variants", "claims", "mode"}
+_VARIANT_KEYS = {"name", "label", "scenario", "set", "paper", "source", "note"}
 
 
 def _fmt(v) -> str:
     if v is None:
         return "-"
     if isinstance(v, float):
-        return f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
+        return f"{v:.1f}" if abs(v) >= 10 else (f"{v:.3f}" if abs(v) < 1 else f"{v:.2f}")
     return str(v)
 
 
+class Spec:
+    """A parsed, checked reproduce.toml."""
+
+    def __init__(self, folder: Path):
+        from .metrics import CLAIM_ARITY, DERIVED_ARITY, ExprError, check_calls, claim_references, derived_funcs, \
+            claim_funcs, parse
+        from .sweep import SweepError, _seed_list, check_axes, locate
+        self.folder = folder
+        self.path = folder / "reproduce.toml"
+        file = str(self.path)
+        self.text = text = self.path.read_text()
+        try:
+            spec = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(file, None, "toml", str(e)) from None
+        for k in spec:
+            if k not in _TOP_KEYS:
+                raise SweepError(file, locate(text, k), k, f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}")
+        self.spec = spec
+        self.title = spec.get("title", folder.name)
+        self.scenario = folder / spec.get("scenario", "scenario.toml")
+        self.flow = spec.get("flow")
+        self.seeds = _seed_list(spec.get("seeds"), file, text)
+        self.mode = spec.get("mode", "grid")
+        self.axes = check_axes(spec.get("axes"), file, text, self.mode)
+        metrics = spec.get("metrics", STANDARD_METRICS)
+        if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
+            raise SweepError(file, locate(text, "metrics"), "metrics", "expected a list of metric names")
+        self.metrics = metrics
+        self.derived = {}
+        for name, expr in (spec.get("derived") or {}).items():
+            try:
+                tree = parse(expr)
+                check_calls(tree, derived_funcs({}, None, {}), DERIVED_ARITY)
+            except ExprError as e:
+                raise SweepError(file, locate(text, name, "derived"), f"derived.{name}", str(e)) from None
+            self.derived[name] = tree
+        if not isinstance(spec.get("variants"), list) or not spec["variants"]:
+            raise SweepError(file, locate(text, "variants"), "variants", "at least one [[variants]] entry is needed")
+        self.variants = []
+        for i, v in enumerate(spec["variants"]):
+            if "name" not in v:
+                raise SweepError(file, None, f"variants[{i}].name", "missing")
+            for k in v:
+                if k not in _VARIANT_KEYS:
+                    raise SweepError(file, locate(text, k), f"variants[{v['name']}].{k}",
+                                     f"unknown key; expected one of {', '.join(sorted(_VARIANT_KEYS))}")
+            overlap = set(v.get("set", {})) & set(self.axes)
+            if overlap:
+                raise SweepError(file, locate(text, sorted(overlap)[0]), f"variants[{v['name']}].set",
+                                 f"{sorted(overlap)[0]!r} is also an axis")
+            self.variants.append(v)
+        names = [v["name"] for v in self.variants]
+        if len(set(names)) != len(names):
+            raise SweepError(file, None, "variants", "two variants have the same name")
+        self.claims = []
+        for i, c in enumerate(spec.get("claims", [])):
+            label = f"claims[{i}]" + (f" ({c.get('text')!r})" if c.get("text") else "")
+            if "expr" not in c:
+                raise SweepError(file, locate(text, "text") if c.get("text") else None, label, "missing expr")
+            line = _line_of(text, c["expr"])
+            try:
+                tree = parse(c["expr"])
+                check_calls(tree, claim_funcs(lambda a, b: [], {}), CLAIM_ARITY)
+            except ExprError as e:
+                raise SweepError(file, line, label, str(e)) from None
+            for fn, args in claim_references(tree):
+                nv = {"ratio": 2, "all_runs": 2}.get(fn, 1)
+                for a in args[:nv]:
+                    if not isinstance(a, str):
+                        raise SweepError(file, line, label, f"{fn}(): variant names must be quoted strings")
+                    if a not in names:
+                        raise SweepError(file, line, label, f"unknown variant {a!r} (variants: {', '.join(names)})")
+                m = args[nv] if len(args) > nv else None
+                if not isinstance(m, str):
+                    raise SweepError(file, line, label, f"{fn}(): the metric must be a quoted string")
+            self.claims.append({"text": c.get("text", c["expr"]), "expr": c["expr"], "tree": tree, "label": label, "line": line})
+
+    def variant_metrics(self, v: dict) -> list[str]:
+        paper = v.get("paper", {})
+        return list(paper) + [m for m in self.metrics if m not in paper]
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return i
+    return None
+
+
 def reproduce(experiment: str, out: Path | None = None, seed: int | None = None, report: bool = True,
-              seeds: int = 1) -> int:
-    """Run every variant; with `seeds` > 1 also run seeds base+1 .. base+seeds-1 of each (the base
-    seed's run is the one saved and drawn) and report each metric's min and max over them
-    (seed 000 §6.2.2: look at the extremes, not just one run)."""
-    if seeds < 1:
+              seeds: int | None = None, jobs: int | None = None, backend: str = "local", ray_address: str | None = None) -> int:
+    """Run every variant over axes × seeds through the sweep runner and compare with the paper.
+    `seed`/`seeds` on the command line replace the file's seed list by seed .. seed+seeds-1
+    (seed defaults to the file's first seed or the scenario's run.seed; seed 000 §6.2.2: look
+    at the extremes, not just one run)."""
+    from .analysis import describe
+    from .metrics import ExprError, MetricError, claim_funcs, compute_derived, evaluate, resolve
+    from .store import Store
+    from .sweep import Resolver, SweepError, Task, axis_points, code_version, execute_tasks, run_hash, locate
+    from .api import _toml_literal
+
+    if seeds is not None and seeds < 1:
         raise ValueError(f"--seeds must be at least 1, got {seeds}")
     folder = find_experiment(experiment)
-    spec = tomllib.loads((folder / "reproduce.toml").read_text())
-    scenario = folder / spec.get("scenario", "scenario.toml")
-    flow_name = spec.get("flow")
+    sp = Spec(folder)
+    file = str(sp.path)
     out = Path(out) if out else Path("runs") / "reproduce" / experiment.replace("/", "_")
     out.mkdir(parents=True, exist_ok=True)
-    print(f"{spec.get('title', experiment)}\n  scenario {scenario}\n  output   {out}\n", flush=True)
+    own = sorted({v["scenario"] for v in sp.variants if v.get("scenario")})
+    shown = ", ".join(str(folder / o) for o in own) if own and all(v.get("scenario") for v in sp.variants) else str(sp.scenario)
+    print(f"{sp.title}\n  scenario {shown}\n  output   {out}\n", flush=True)
 
-    def pick_flow(summary: dict, name: str) -> dict:
-        flows = summary["flows"]
-        flow = next((f for f in flows if f["name"] == flow_name), flows[0] if flows else None)
-        if flow is None:
-            raise ValueError(f"{scenario}: variant {name} has no TCP flow to compare")
-        return flow
+    version = code_version()
+    points = axis_points(sp.axes, sp.mode)
+    tasks_by_variant: dict[str, list[Task]] = {}
+    resolvers: dict[Path, Resolver] = {}
+    for v in sp.variants:
+        scen = (folder / v["scenario"]) if v.get("scenario") else sp.scenario
+        if not scen.is_file():
+            raise SweepError(file, locate(sp.text, "scenario"), f"variants[{v['name']}].scenario", f"no such file {scen}")
+        res = resolvers.setdefault(scen, Resolver(scen, file, sp.text, version))
+        base_seed = tomllib.loads(res.sc.to_toml()).get("run", {}).get("seed", 1)
+        if seed is not None or seeds is not None:
+            first = seed if seed is not None else (sp.seeds[0] if sp.seeds else base_seed)
+            count = seeds if seeds is not None else (len(sp.seeds) if sp.seeds else 1)
+            seed_list = list(range(first, first + count))
+        else:
+            seed_list = sp.seeds or [base_seed]
+        fixed = v.get("set", {})
+        where = {k: "variants" for k in fixed} | {k: "axes" for k in sp.axes}
+        tl = []
+        for i, point in enumerate(points):
+            ov = {**fixed, **point}
+            resolved = res.resolve(ov, where)
+            for s in seed_list:
+                tl.append(Task(hash=run_hash(resolved, s, version), seed=s, params=point,
+                               overrides=[f"{k}={_toml_literal(x)}" for k, x in ov.items()],
+                               scenario_text=res.sc.to_toml(), scenario_file=res.sc.source, point=i, group=v["name"],
+                               save="none", version=version))
+        tl[0].save = "all"   # the run drawn in the report
+        tasks_by_variant[v["name"]] = tl
+    unique: dict[str, Task] = {}
+    for tl in tasks_by_variant.values():
+        for t in tl:
+            if t.hash not in unique or t.save == "all":
+                unique[t.hash] = t
+    n_seeds = len({t.seed for tl in tasks_by_variant.values() for t in tl})
+    print(f"  {len(sp.variants)} variant(s) × {len(points)} axis point(s) × {n_seeds} seed(s) = "
+          f"{sum(len(t) for t in tasks_by_variant.values())} runs", flush=True)
+    t0 = time.perf_counter()
+    store = Store(out / "results.duckdb")
+    try:
+        counts = execute_tasks(list(unique.values()), out, jobs=jobs, backend=backend, ray_address=ray_address,
+                               sweep_name=f"reproduce:{experiment}", store=store)
+        summaries = store.summaries(status="ok")
+        failed = dict(store.con.execute("SELECT hash, error FROM runs WHERE status = 'failed'").fetchall())
+        run_dirs = dict(store.con.execute("SELECT hash, run_dir FROM runs").fetchall())
+    finally:
+        store.close()
+    print(f"  {counts['ran']} run(s) executed, {counts['skipped']} already stored, in {time.perf_counter() - t0:.2f} s", flush=True)
 
-    rows, runs = [], {}
-    for v in spec["variants"]:
+    # The first run of each variant as OUT/<variant>/ (traces for the report).
+    runs = {}
+    for name, tl in tasks_by_variant.items():
+        first = tl[0]
+        if first.hash in failed:
+            raise ValueError(f"{file}: variant {name}: run failed (seed {first.seed}): {failed[first.hash]}")
+        dest = out / name
+        src = run_dirs.get(first.hash)
+        if dest.exists():
+            shutil.rmtree(dest)
+        if src and Path(src).is_dir():
+            shutil.copytree(src, dest)
+        else:   # stored earlier without its files: run it again into place (deterministic)
+            from .api import Scenario, run
+            run(Scenario.from_toml(first.scenario_text, source=first.scenario_file), seed=first.seed,
+                overrides=first.overrides, out=dest)
+        runs[name] = dest
+
+    # Per-run values of every metric, derived metrics first.
+    per_run: dict[str, list[tuple[tuple, dict, dict]]] = {}
+    for name, tl in tasks_by_variant.items():
+        lst = []
+        for t in tl:
+            if t.hash in failed:
+                print(f"  warning: {name} seed {t.seed} point {t.params}: run failed: {failed[t.hash]}", file=sys.stderr)
+                continue
+            s = summaries[t.hash]
+            try:
+                d = compute_derived(sp.derived, s, sp.flow)
+            except ExprError as e:
+                raise ValueError(f"{file}: derived metric of variant {name}: {e}") from None
+            lst.append(((t.point, t.seed), s, d))
+        per_run[name] = lst
+
+    def values(variant: str, metric: str) -> list[tuple[Any, Any]]:
+        out_ = []
+        for key, s, d in per_run[variant]:
+            try:
+                out_.append((key, resolve(s, metric, sp.flow, d)))
+            except MetricError as e:
+                raise MetricError(f"variant {variant}: {e}") from None
+        return out_
+
+    rows = []
+    for v in sp.variants:
         name = v["name"]
-        t0 = time.perf_counter()
-        print(f"  running {name:<12}", end="", flush=True)
-        r = run(scenario, seed=seed, overrides=v.get("set", {}), out=out / name)
-        runs[name] = out / name
-        flow = pick_flow(r.summary, name)
-        base = r.summary["seed"]
-        others = [pick_flow(run(scenario, seed=base + k, overrides=v.get("set", {})).summary, name) for k in range(1, seeds)]
-        print(f" done in {time.perf_counter() - t0:.2f} s" + (f" ({seeds} seeds from {base})" if seeds > 1 else ""), flush=True)
         paper = v.get("paper", {})
-        for metric in list(paper) + [m for m in STANDARD_METRICS if m not in paper]:
-            if metric not in flow:
-                raise ValueError(f"{folder}/reproduce.toml: variants[{name}].paper.{metric}: not a summary.json flow field")
-            row = {"variant": name, "metric": metric, "paper": paper.get(metric), "ours": flow[metric],
+        for metric in sp.variant_metrics(v):
+            try:
+                vals = [x for _, x in values(name, metric)]
+            except MetricError as e:
+                where = f"variants[{name}].paper.{metric}" if metric in paper else f"metrics ({metric})"
+                raise SweepError(file, locate(sp.text, metric), where, str(e)) from None
+            if any(isinstance(x, list) for x in vals):
+                raise SweepError(file, locate(sp.text, metric), metric, "a '*' path is a list; use it inside a [derived] function")
+            d = describe(vals)
+            multi = len(vals) > 1
+            row = {"variant": name, "metric": metric, "paper": paper.get(metric),
+                   "ours": (d["mean"] if multi else (vals[0] if vals else None)),
                    "source": v.get("source", "") if metric in paper else ""}
-            if seeds > 1:
-                values = [f[metric] for f in [flow] + others if f[metric] is not None]
-                row.update({"seeds": seeds, "min": min(values) if values else None, "max": max(values) if values else None})
+            if v.get("label"):
+                row["label"] = v["label"]
+            row.update({"n": d["n"], "mean": d["mean"], "std": d["std"], "ci90": d["ci"]})
+            if multi:
+                row.update({"seeds": n_seeds, "min": d["min"], "max": d["max"]})
             rows.append(row)
-    comparison = {"experiment": experiment, "title": spec.get("title", ""), "rows": rows}
+
+    claims = []
+    for c in sp.claims:
+        record: dict = {}
+        try:
+            held = bool(evaluate(c["tree"], claim_funcs(values, record)))
+        except (ExprError, MetricError) as e:
+            raise SweepError(file, c["line"], c["label"], str(e)) from None
+        claims.append({"text": c["text"], "expr": c["expr"], "held": held, "values": record})
+
+    comparison = {"experiment": experiment, "title": sp.title, "rows": rows, "claims": claims,
+                  "seeds": sorted({t.seed for tl in tasks_by_variant.values() for t in tl}),
+                  "axes": sp.axes}
     (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n")
 
     print()
-    w = max([len("variant")] + [len(r["variant"]) for r in rows])
-    spread = seeds > 1
-    print(f"  {'variant':<{w}}  {'metric':<24} {'paper':>10} {'ours':>10}" + (f" {'min .. max over ' + str(seeds) + ' seeds':>26}" if spread else ""))
-    print(f"  {'-' * w}  {'-' * 24} {'-' * 10} {'-' * 10}" + (f" {'-' * 26}" if spread else ""))
+    label = {v["name"]: v.get("label", v["name"]) for v in sp.variants}
+    w = max([len("variant")] + [len(label[r["variant"]]) for r in rows])
+    spread = any(r["n"] > 1 for r in rows)
+    mw = max([24] + [len(r["metric"]) for r in rows])
+    head = f"  {'variant':<{w}}  {'metric':<{mw}} {'paper':>10} {'ours':>10}"
+    if spread:
+        head += f" {'± std':>9} {'min .. max':>22} {'n':>4}"
+    print(head)
+    print("  " + "-" * (len(head) - 2))
     for r in rows:
-        extra = f" {_fmt(r['min']) + ' .. ' + _fmt(r['max']):>26}" if spread else ""
-        print(f"  {r['variant']:<{w}}  {r['metric']:<24} {_fmt(r['paper']):>10} {_fmt(r['ours']):>10}{extra}")
+        line = f"  {label[r['variant']]:<{w}}  {r['metric']:<{mw}} {_fmt(r['paper']):>10} {_fmt(r['ours']):>10}"
+        if spread:
+            mm = f"{_fmt(r.get('min'))} .. {_fmt(r.get('max'))}" if r["n"] > 1 else ""
+            line += f" {_fmt(r['std']) if r['std'] is not None else '':>9} {mm:>22} {r['n']:>4}"
+        print(line)
+    if claims:
+        print("\n  claims")
+        for c in claims:
+            nums = ", ".join(f"{k} = {_fmt(v)}" for k, v in c["values"].items())
+            print(f"  {'held  ' if c['held'] else 'MISSED'}  {c['text']}\n          {nums}")
     print(f"\nwrote {out / 'comparison.json'}")
     if report:
         from .report import write_comparison_report
-        path = write_comparison_report(out, rows, runs, title=spec.get("title"))  # OUT/report.html
+        path = write_comparison_report(out, rows, runs, title=sp.title, claims=claims)  # OUT/report.html
         print(f"wrote {path}")
     sys.stdout.flush()
     return 0
