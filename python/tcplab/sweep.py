@@ -209,17 +209,20 @@ class Resolver:
         key = tuple(sorted((k, _toml_literal(v)) for k, v in overrides.items()))
         if key in self.cache:
             return self.cache[key]
-        # Check each key alone first so the error names the key that is wrong.
-        for k, v in overrides.items():
-            try:
-                _core.validate(self.sc.to_toml(), self.sc.source, [f"{k}={_toml_literal(v)}"])
-            except _core.ScenarioError as e:
-                sec = where.get(k, "axes")
-                raise SweepError(self.file, locate(self.text, k, sec), f'{sec}."{k}"',
-                                 f"{getattr(e, 'detail', e)} (value {_toml_literal(v)}; scenario {self.sc.source})") from None
         try:
             resolved = _core.validate(self.sc.to_toml(), self.sc.source, [f"{k}={_toml_literal(v)}" for k, v in overrides.items()])
         except _core.ScenarioError as e:
+            # Find the key that is wrong on its own, so the error names it; keys that are only
+            # valid together (a variant and its parameters) are checked as a whole.
+            for k, v in overrides.items():
+                try:
+                    _core.validate(self.sc.to_toml(), self.sc.source, [f"{k}={_toml_literal(v)}"])
+                except _core.ScenarioError as e1:
+                    if getattr(e1, "field", None) != getattr(e, "field", None):
+                        continue
+                    sec = where.get(k, "axes")
+                    raise SweepError(self.file, locate(self.text, k, sec), f'{sec}."{k}"',
+                                     f"{getattr(e1, 'detail', e1)} (value {_toml_literal(v)}; scenario {self.sc.source})") from None
             combo = ", ".join(f"{k}={_toml_literal(v)}" for k, v in overrides.items())
             raise SweepError(self.file, None, getattr(e, "field", "") or "axes", f"{getattr(e, 'detail', e)} (with {combo})") from None
         self.cache[key] = resolved
