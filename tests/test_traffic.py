@@ -82,3 +82,23 @@ def test_bad_traffic_field_is_located(tmp_path):
         tcplab.run(p)
     assert e.value.field == "traffic[0].sleep"
     assert e.value.line == text.splitlines().index('sleep = "1s"') + 1
+
+
+def test_table54_reproduction_short(tmp_path):
+    """`tcplab reproduce brakmo/table5.4` on 2 seeds × 3 buffers: every variant runs the same
+    paired grid, the background columns are there, the claims are evaluated."""
+    out = subprocess.run([sys.executable, "-m", "tcplab.cli", "reproduce", "brakmo/table5.4", "--seeds", "2",
+                          "--out", str(tmp_path / "t54"), "--no-report", "--jobs", "2"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    comp = json.loads((tmp_path / "t54" / "comparison.json").read_text())
+    rows = {(r["variant"], r["metric"]): r for r in comp["rows"]}
+    variants = {r["variant"] for r in comp["rows"]}
+    assert variants == {"reno", "vegas13", "vegas24", "reno-2way", "vegas13-2way"}
+    for v in variants:
+        assert rows[(v, "throughput_KBps")]["n"] == 6
+        assert rows[(v, "traffic.background.throughput_KBps")]["mean"] > 10
+    # Vegas beats Reno on the distinguished transfer even on this small sample.
+    assert rows[("vegas13", "throughput_KBps")]["mean"] > rows[("reno", "throughput_KBps")]["mean"]
+    assert rows[("vegas13", "retransmitted_KB")]["mean"] < rows[("reno", "retransmitted_KB")]["mean"]
+    assert len(comp["claims"]) == 6 and all("held" in c for c in comp["claims"])
