@@ -25,12 +25,14 @@ from .paths import find_experiment
 
 #: Metrics always reported for each variant, published or not.
 STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments", "retransmitted_bytes",
-                    "coarse_timeouts", "fast_retransmits"]
+                    "coarse_timeouts", "coarse_timeout_times_s", "fast_retransmits"]
 
 
 def _fmt(v) -> str:
     if v is None:
         return "-"
+    if isinstance(v, list):  # e.g. coarse_timeout_times_s
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
     if isinstance(v, float):
         return f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
     return str(v)
@@ -75,7 +77,10 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                 raise ValueError(f"{folder}/reproduce.toml: variants[{name}].paper.{metric}: not a summary.json flow field")
             row = {"variant": name, "metric": metric, "paper": paper.get(metric), "ours": flow[metric],
                    "source": v.get("source", "") if metric in paper else ""}
-            if seeds > 1:
+            if seeds > 1 and isinstance(flow[metric], list):
+                # A list (timeout times): every seed's list, no min/max.
+                row.update({"seeds": seeds, "per_seed": [f[metric] for f in [flow] + others]})
+            elif seeds > 1:
                 values = [f[metric] for f in [flow] + others if f[metric] is not None]
                 row.update({"seeds": seeds, "min": min(values) if values else None, "max": max(values) if values else None})
             rows.append(row)
@@ -88,7 +93,10 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     print(f"  {'variant':<{w}}  {'metric':<24} {'paper':>10} {'ours':>10}" + (f" {'min .. max over ' + str(seeds) + ' seeds':>26}" if spread else ""))
     print(f"  {'-' * w}  {'-' * 24} {'-' * 10} {'-' * 10}" + (f" {'-' * 26}" if spread else ""))
     for r in rows:
-        extra = f" {_fmt(r['min']) + ' .. ' + _fmt(r['max']):>26}" if spread else ""
+        if spread and "per_seed" in r:
+            extra = "  per seed: " + "; ".join(_fmt(x) for x in r["per_seed"])
+        else:
+            extra = f" {_fmt(r['min']) + ' .. ' + _fmt(r['max']):>26}" if spread else ""
         print(f"  {r['variant']:<{w}}  {r['metric']:<24} {_fmt(r['paper']):>10} {_fmt(r['ours']):>10}{extra}")
     print(f"\nwrote {out / 'comparison.json'}")
     if report:

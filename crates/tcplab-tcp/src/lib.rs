@@ -26,6 +26,7 @@ pub mod ack_policy;
 pub mod cc;
 pub mod config;
 mod endpoint;
+pub mod lite;
 pub mod recovery;
 pub mod rto;
 pub mod sendlog;

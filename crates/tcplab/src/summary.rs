@@ -51,9 +51,14 @@ pub struct FlowSummary {
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub coarse_timeouts: u64,
+    /// When the coarse timeouts happened (first 100), seconds.
+    pub coarse_timeout_times_s: Vec<f64>,
     pub largest_timeout_gap_s: f64,
     pub fast_retransmits: u64,
     pub max_cwnd_bytes: u32,
+    /// The sender's send buffer: with the peer's advertised window it makes the trace graph's
+    /// send window, min(send buffer, advertised window) (seed 000 §3.5).
+    pub send_buffer_bytes: u32,
     /// Smallest RTT sample (what Vegas calls BaseRTT), seconds.
     pub min_rtt_s: Option<f64>,
     pub bytes_delivered: u64,
@@ -177,9 +182,11 @@ impl Summary {
                     retransmitted_segments: st.retransmitted_segments,
                     retransmitted_bytes: st.retransmitted_bytes,
                     coarse_timeouts: st.coarse_timeouts,
+                    coarse_timeout_times_s: st.timeout_times.iter().map(|&t| t as f64 / 1e9).collect(),
                     largest_timeout_gap_s: st.largest_timeout_gap as f64 / 1e9,
                     fast_retransmits: st.fast_retransmits,
                     max_cwnd_bytes: st.max_cwnd_bytes,
+                    send_buffer_bytes: c.ep[0].config().send_buffer,
                     min_rtt_s: st.min_rtt.map(|r| r as f64 / 1e9),
                     bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
                     completed: st.completion_time.is_some(),
