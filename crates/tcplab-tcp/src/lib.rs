@@ -51,3 +51,5 @@ pub const SEC: Nanos = 1_000_000_000;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_lite;
