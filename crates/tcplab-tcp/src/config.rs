@@ -259,7 +259,9 @@ impl EndpointConfig {
             return Err(format!("{key} is a switch: 0 or 1, got {value}"));
         }
         let on = value == 1.0;
-        let Some(fixes) = self.lite.as_mut() else { unreachable!("set_lite_param on a non-Lite variant") };
+        let Some(fixes) = self.lite.as_mut() else {
+            return Err(format!("variant {:?} is not a lite variant", self.variant.name));
+        };
         match key {
             "fix_header_prediction" => fixes.header_prediction = on,
             "fix_rto" => fixes.rto = on,

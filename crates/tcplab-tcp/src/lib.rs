@@ -17,6 +17,9 @@
 //!   (RFC 6298).
 //! * [`ack_policy`] — receiver ACK policies ([`AckPolicy`]).
 //! * [`config`] — variants: named compositions of the above ([`EndpointConfig::for_variant`]).
+//! * [`lite`] — 4.4BSD-Lite's performance bugs and the fixes Lite.1–Lite.6 of seed 001 as switches
+//!   (the header-prediction test and the big-ACK limit the endpoint calls; the rest map onto the
+//!   seams above).
 //!
 //! Sequence numbers are 32-bit on the wire and compared modulo 2³² ([`seq`]); internally the
 //! endpoint unwraps them into 64-bit offsets of the connection's sequence space (0 = SYN,
