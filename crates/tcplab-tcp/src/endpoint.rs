@@ -735,7 +735,9 @@ impl Endpoint {
                 self.snd_nxt = self.snd_una;
             }
         }
-        // Seed 001 §3.5 (Lite.6): "inserted after the window information is updated".
+        // Seed 001 §3.5 (Lite.6), "inserted after the window information is updated":
+        // `if (acked >= 3*t_maxseg && (snd_cwnd - (snd_nxt - snd_una)) > 3*t_maxseg)` cut cwnd to
+        // (snd_nxt - snd_una) + 3*t_maxseg (crate::lite::limit_big_ack).
         if ack > old_una && self.cfg.lite.is_some_and(|l| l.big_ack) {
             crate::lite::limit_big_ack(&mut self.w, ack - old_una, self.snd_nxt - self.snd_una);
         }
@@ -798,7 +800,9 @@ impl Endpoint {
 
     /// An ACK that advances snd_una. Returns true if Lite's header prediction took it.
     fn on_new_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64, ack: u64) -> bool {
-        // 4.4BSD-Lite header prediction (crate::lite::predicts_pure_ack): the fast path takes
+        // 4.4BSD-Lite header prediction of a pure ACK (crate::lite::predicts_pure_ack):
+        // `ti_len == 0 && SEQ_GT(ti_ack, snd_una) && SEQ_LEQ(ti_ack, snd_max) && snd_cwnd >=
+        // snd_wnd` [Lite.1: `&& t_dupacks < tcprexmtthresh`], seed 001 §3.1. The fast path takes
         // the RTT sample and drops the acked data, but skips recovery (no deflation), the window
         // opening and the `t_dupacks = 0` of the slow path.
         let predicted = self.cfg.lite.is_some_and(|l| {
