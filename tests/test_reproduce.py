@@ -81,6 +81,10 @@ def test_brakmo_lite_claims(brakmo):
     assert tp("lite.0-rcv50KB", "max") < tp("lite.1-rcv50KB", "min")
     assert metric(brakmo, "lite.0-rcv50KB", "coarse_timeouts")["min"] >= 2
     assert metric(brakmo, "lite.0", "throughput_KBps")["ours"] == metric(brakmo, "lite.1", "throughput_KBps")["ours"]
+    out = brakmo["_out"]
+    flow = lambda v: json.loads((out / v / "summary.json").read_text())["flows"][0]
+    assert flow("lite.0-rcv50KB")["header_predicted_acks"] > 0
+    assert flow("reno")["header_predicted_acks"] == 0
     # Every timeout time lies inside the transfer.
     for v in ("lite.0", "lite.3"):
         r = metric(brakmo, v, "coarse_timeout_times_s")
