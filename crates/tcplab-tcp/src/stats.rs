@@ -19,7 +19,7 @@ pub struct ConnStats {
     pub retransmitted_bytes: u64,
     /// Retransmission-timer expiries with data outstanding (not persist probes).
     pub coarse_timeouts: u64,
-    /// When the first [`MAX_TIMEOUT_TIMES`] of those expiries happened (seed 001 §3.1 lists
+    /// When the first 100 (`MAX_TIMEOUT_TIMES`) of those expiries happened (seed 001 §3.1 lists
     /// Lite.0's at 3.5, 10.5 and 14.5 s).
     pub timeout_times: Vec<Nanos>,
     /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (`lite` variants only).
