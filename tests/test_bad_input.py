@@ -73,6 +73,8 @@ CASES: list[tuple[str, str, int | None, str]] = [
     ("tcp_unknown_ack_policy.toml", "tcp[0].ack_policy", 39, '"sometimes"'),
     ("tcp_unknown_timer.toml", "tcp[0].timer", 39, '"sundial"'),
     ("tcp_params_not_accepted.toml", "tcp[0].params.alpha", 39, 'takes no parameter "alpha"'),
+    ("tcp_lite_param_not_a_switch.toml", "tcp[0].params.fix_rto", 39, "0 or 1, got 2"),
+    ("tcp_lite_unknown_param.toml", "tcp[0].params.fix_everything", 39, "known: fix_header_prediction"),
     # missing / conflicting / wrongly typed fields
     ("missing_run_duration.toml", "run.duration", 4, "missing"),
     ("link_missing_rate.toml", "links[1].rate", 26, "missing"),

@@ -308,6 +308,11 @@ def test_schema_is_json_schema():
     assert set(schema.get("required", [])) >= {"run", "nodes", "links"}
     assert schema.get("additionalProperties") is False  # unknown keys are errors
     assert "$schema" in schema
+    # The Lite family and each of its switches are documented (seed 001 Table 3).
+    tcp = json.dumps(schema)
+    for word in ("lite.6", "fix_header_prediction", "fix_rto", "timestamps", "fix_extra_increase",
+                 "ack_every_packet", "fix_big_ack", "fix_dupack_ge"):
+        assert word in tcp, word
 
 
 def _bundled_scenarios() -> list[Path]:

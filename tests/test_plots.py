@@ -110,7 +110,17 @@ def test_retransmission_lines_equal_distinct_retransmitted_segments(plots_run_di
     for run in _runs(plots_run_dirs):
         for c in run.conns:
             snd = run.trace(c)
-            distinct = snd.filter(pl.col("kind") == "retransmit")["seq"].n_unique()
+            # One line per original segment holding retransmitted bytes: retransmissions can be cut
+            # differently from the original sends (4.4BSD-Lite after a timeout sends t_maxseg −
+            # 12 option bytes, then the 12-byte rest), so map each retransmitted seq to the first
+            # send whose byte range holds it.
+            first_send = (snd.filter(pl.col("kind") == "send").group_by("seq").agg(pl.col("t_s").min(), pl.col("len").first())
+                          .sort("seq"))
+            rx_all = (snd.filter(pl.col("kind") == "retransmit").group_by("seq").agg(pl.col("t_s").min().alias("rt"))
+                      .sort("seq"))
+            held = (rx_all.join_asof(first_send.rename({"seq": "orig"}), left_on="seq", right_on="orig", strategy="backward")
+                    .filter(pl.col("seq") < pl.col("orig") + pl.col("len")))
+            distinct = held["orig"].n_unique()
             fig = plots.tcp_graph(run, c)
             assert plots.count_gid(fig, "retx-lines") == distinct, f"{run.dir}:{c}"
             # the same lines run through every panel
@@ -118,11 +128,9 @@ def test_retransmission_lines_equal_distinct_retransmitted_segments(plots_run_di
                 assert plots.count_gid(fig, f"retx-lines:{panel}") == distinct
             # each line sits at the first send of its segment, before any retransmission of it
             xs = np.sort(plots.find_gid(fig, "retx-lines")[0].get_segments(), axis=0)[:, 0, 0] if distinct else []
-            first_send = (snd.filter(pl.col("kind") == "send").group_by("seq").agg(pl.col("t_s").min()))
-            rx = snd.filter(pl.col("kind") == "retransmit").group_by("seq").agg(pl.col("t_s").min().alias("rt"))
-            joined = rx.join(first_send, on="seq", how="inner")
-            assert (joined["t_s"] < joined["rt"]).all()
-            assert sorted(np.round(xs, 9)) == sorted(np.round(joined["t_s"].to_numpy(), 9))
+            assert (held["t_s"] < held["rt"]).all()
+            orig_times = held.group_by("orig").agg(pl.col("t_s").first())["t_s"].to_numpy()
+            assert sorted(np.round(xs, 9)) == sorted(np.round(orig_times, 9))
 
 
 def test_kb_labels_end_at_transfer_size(plots_run_dirs):
@@ -307,3 +315,15 @@ def test_loader_frames_and_errors(plots_synth_dirs, tmp_path):
     (broken / "trace_tcp.parquet").write_text("not parquet")
     with pytest.raises(RunDirError, match="trace_tcp.parquet"):
         r.trace("a")
+
+
+def test_send_window_is_min_of_send_buffer_and_advertised_window(plots_real_dirs):
+    """000 §3.5 / 001 Fig 2: the send window line is min(send buffer, advertised window). The
+    Brakmo runs advertise 65535 bytes but send from a 50 KB buffer, on every variant's graph."""
+    for name in ("brakmo-reno", "brakmo-vegas", "brakmo-lite.0"):
+        run = RunData.load(plots_real_dirs[name])
+        assert run.trace("transfer")["snd_wnd"].max() == 65535
+        assert run.flow("transfer")["send_buffer_bytes"] == 50 * 1024
+        fig = plots.tcp_graph(run, "transfer")
+        y = np.asarray(plots.find_gid(fig, "line-sndwnd")[0].get_ydata(), dtype=float)
+        assert y.max() == 50.0, name

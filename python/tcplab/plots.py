@@ -331,13 +331,21 @@ def cam_scale_KBps_per_buffer(run, conn: str, cam: pl.DataFrame) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- drawing parts
-def _draw_windows(ax, snd: pl.DataFrame, t0, t1):
+def send_window(snd: pl.DataFrame, send_buffer: float | None) -> np.ndarray:
+    """The trace graph's send window (seed 000 §3.5, seed 001 Fig 2): min(the sender's buffer
+    size, the receiver's advertised window). The trace's `snd_wnd` column is the advertised
+    window; `send_buffer` (bytes, summary.json `send_buffer_bytes`) caps it when known."""
+    adv = _np(snd, "snd_wnd").astype(float)
+    return np.minimum(adv, float(send_buffer)) if send_buffer else adv
+
+
+def _draw_windows(ax, snd: pl.DataFrame, t0, t1, send_buffer: float | None = None):
     t = _np(snd, "t_s")
     m = _step_window(t, t0, t1)
     tt = t[m]
     series = {
         "ssthresh": (_np(snd, "ssthresh")[m] / KB, dict(color=C_BLACK, lw=0.8, ls=(0, (4, 2)), label="threshold window")),
-        "sndwnd": (_np(snd, "snd_wnd")[m] / KB, dict(color=C_DARK, lw=1.6, label="send window")),
+        "sndwnd": (send_window(snd, send_buffer)[m] / KB, dict(color=C_DARK, lw=1.6, label="send window")),
         "cwnd": (_np(snd, "cwnd")[m] / KB, dict(color=C_LIGHT, lw=2.2, label="congestion window")),
         "unacked": (_np(snd, "unacked")[m] / KB, dict(color=C_BLACK, lw=0.6, label="unacked bytes")),
     }
@@ -475,7 +483,7 @@ def tcp_graph(run: Any, conn: str | None = None, t_from: float | None = None, t_
             _style_axes(ax)
         ax_w, ax_r = axes[0], axes[1]
         ax_q = axes[-1]
-        _draw_windows(ax_w, snd, t0, t1)
+        _draw_windows(ax_w, snd, t0, t1, run.flow(conn).get("send_buffer_bytes"))
         _draw_rate(ax_r, snd, t0, t1, rate_segments)
         if with_cam:
             _draw_cam(axes[2], run, conn, cam_df, t0, t1)

@@ -282,6 +282,8 @@ def _e(x: Any) -> str:
 def _fmt(v: Any) -> str:
     if v is None:
         return "—"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):

@@ -65,6 +65,8 @@ _VARIANT_KEYS = {"name", "label", "scenario", "set", "paper", "source", "note"}
 def _fmt(v) -> str:
     if v is None:
         return "-"
+    if isinstance(v, list):  # a list-valued field, e.g. coarse_timeout_times_s
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
     if isinstance(v, float):
         return f"{v:.1f}" if abs(v) >= 10 else (f"{v:.3f}" if abs(v) < 1 else f"{v:.2f}")
     return str(v)
@@ -286,7 +288,16 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                 where = f"variants[{name}].paper.{metric}" if metric in paper else f"metrics ({metric})"
                 raise SweepError(file, locate(sp.text, metric), where, str(e)) from None
             if any(isinstance(x, list) for x in vals):
-                raise SweepError(file, locate(sp.text, metric), metric, "a '*' path is a list; use it inside a [derived] function")
+                if "*" in metric:
+                    raise SweepError(file, locate(sp.text, metric), metric, "a '*' path is a list; use it inside a [derived] function")
+                # A list-valued summary field (coarse_timeout_times_s): shown per run, not averaged;
+                # `ours` is the first run's (the saved run directory's) list.
+                row = {"variant": name, "metric": metric, "paper": paper.get(metric), "ours": vals[0] if vals else None,
+                       "source": v.get("source", "") if metric in paper else "", "n": len(vals), "per_seed": vals}
+                if v.get("label"):
+                    row["label"] = v["label"]
+                rows.append(row)
+                continue
             d = describe(vals)
             multi = len(vals) > 1
             row = {"variant": name, "metric": metric, "paper": paper.get(metric),

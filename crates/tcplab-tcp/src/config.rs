@@ -32,7 +32,12 @@
 //!   every segment (the x-kernel receiver, as `reno`). Parameters `alpha`, `beta`, `gamma`
 //!   (buffers; defaults 1, 3, 1 — seed 000 §4.3/§4.4) via [`EndpointConfig::set_param`].
 //! * `vegas-star` — Vegas with the experimental slow start of seed 000 §4.4 / Fig 4.7 (Vegas*).
+//! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
+//!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
+//!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
+//!   timers, timestamps, 4.4BSD delayed ACKs (`bsd_delayed`), header prediction.
 
+use crate::lite::{self, LiteFixes, LITE_PARAMS};
 use crate::{Nanos, MS, SEC};
 
 /// Retransmission-timer model.
@@ -118,8 +123,8 @@ impl Default for VegasParams {
 pub enum CcKind {
     /// Slow start + linear increase; ssthresh halving on loss.
     Reno {
-        /// 4.4BSD-Lite's extra MSS/8 per ACK in congestion avoidance (seed 001 §3.5). Off for the
-        /// seeds' Reno (seed 001 footnote 7).
+        /// 4.4BSD-Lite's extra MSS/8 per ACK in congestion avoidance (seed 001 §3.3). Off for the
+        /// seeds' Reno (seed 001 footnote 7); on in `lite` until `fix_extra_increase`.
         extra_eighth: bool,
         /// Compute ssthresh from FlightSize (RFC 5681) instead of min(cwnd, snd_wnd) (4.4BSD).
         halve_flight: bool,
@@ -175,8 +180,8 @@ pub struct EndpointConfig {
     /// Delayed-ACK timeout in the `Fine` timer model (the BSD model uses the 200 ms fast tick).
     pub delack_timeout: Nanos,
     /// For `BsdDelayed`/`TahoeReceiver`/`Lbl`: ACK once this many bytes are unacknowledged.
-    /// `None` = 2 × the effective MSS (4.4BSD tcp_output: `adv >= 2 * t_maxseg`). A Lite variant
-    /// reproducing "ACK frequency shifted by options" sets it explicitly.
+    /// `None` = 2 × t_maxseg (4.4BSD tcp_output: `adv >= 2 * t_maxseg`); t_maxseg is the payload
+    /// per segment, except in `lite`, where it includes the option bytes (seed 001 §3.3).
     pub delack_bytes: Option<u32>,
     /// Nagle's algorithm (4.4BSD default on): a sub-MSS segment waits until nothing is in flight.
     pub nagle: bool,
@@ -187,16 +192,22 @@ pub struct EndpointConfig {
     pub idle_restart: bool,
     /// Record the columnar trace.
     pub trace: bool,
+    /// 4.4BSD-Lite behaviours and their fixes ([`crate::lite`]); `None` for every other variant.
+    pub lite: Option<LiteFixes>,
 }
 
 /// Names accepted by [`EndpointConfig::for_variant`].
-pub const KNOWN_VARIANTS: &[&str] = &["tahoe", "reno", "newreno", "vegas", "vegas-star"];
+pub const KNOWN_VARIANTS: &[&str] = &[
+    "tahoe", "reno", "newreno", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6",
+];
 
 impl EndpointConfig {
     /// The variant registry. See the module documentation for the defaults.
     pub fn for_variant(name: &str) -> Result<EndpointConfig, String> {
         let bsd_cc = CcKind::Reno { extra_eighth: false, halve_flight: false };
+        let lite_level = lite::parse_level(name);
         let (cc, recovery, timer_model) = match name {
+            _ if lite_level.is_some() => (bsd_cc, RecoveryKind::Reno, TimerModel::Bsd),
             "tahoe" => (bsd_cc, RecoveryKind::Tahoe, TimerModel::Bsd),
             "reno" => (bsd_cc, RecoveryKind::Reno, TimerModel::Bsd),
             "newreno" => (
@@ -215,7 +226,7 @@ impl EndpointConfig {
                 ))
             }
         };
-        Ok(EndpointConfig {
+        let mut cfg = EndpointConfig {
             variant: VariantConfig { name: name.to_string(), cc, recovery },
             mss: 1460,
             send_buffer: 50 * 1024,
@@ -234,12 +245,53 @@ impl EndpointConfig {
             close_on_peer_fin: true,
             idle_restart: true,
             trace: false,
-        })
+            lite: None,
+        };
+        if let Some(n) = lite_level {
+            let (fixes, timestamps, extra_eighth, ack_every_packet) = lite::level(n);
+            cfg.lite = Some(fixes);
+            cfg.timestamps = timestamps;
+            cfg.variant.cc = CcKind::Reno { extra_eighth, halve_flight: false };
+            cfg.ack_policy = if ack_every_packet { AckPolicy::EveryPacket } else { AckPolicy::BsdDelayed };
+        }
+        Ok(cfg)
+    }
+
+    /// A Lite switch (`params` key, 0 or 1; see [`crate::lite`]).
+    fn set_lite_param(&mut self, key: &str, value: f64) -> Result<(), String> {
+        if value != 0.0 && value != 1.0 {
+            return Err(format!("{key} is a switch: 0 or 1, got {value}"));
+        }
+        let on = value == 1.0;
+        let Some(fixes) = self.lite.as_mut() else {
+            return Err(format!("variant {:?} is not a lite variant", self.variant.name));
+        };
+        match key {
+            "fix_header_prediction" => fixes.header_prediction = on,
+            "fix_rto" => fixes.rto = on,
+            "fix_big_ack" => fixes.big_ack = on,
+            "fix_dupack_ge" => fixes.dupack_ge = on,
+            "timestamps" => self.timestamps = on,
+            "fix_extra_increase" => self.variant.cc = CcKind::Reno { extra_eighth: !on, halve_flight: false },
+            "ack_every_packet" => self.ack_policy = if on { AckPolicy::EveryPacket } else { AckPolicy::BsdDelayed },
+            _ => {
+                return Err(format!(
+                    "variant {:?} has no parameter {key:?}; known: {}",
+                    self.variant.name,
+                    LITE_PARAMS.join(", ")
+                ))
+            }
+        }
+        Ok(())
     }
 
     /// Set a variant parameter (`tcp[i].params.KEY` in a scenario). Vegas takes `alpha`, `beta`,
-    /// `gamma` in buffers (finite, ≥ 0); other variants take none.
+    /// `gamma` in buffers (finite, ≥ 0); the Lite family takes its switches ([`LITE_PARAMS`],
+    /// 0 or 1); other variants take none.
     pub fn set_param(&mut self, key: &str, value: f64) -> Result<(), String> {
+        if self.lite.is_some() {
+            return self.set_lite_param(key, value);
+        }
         match &mut self.variant.cc {
             CcKind::Vegas(p) => {
                 if !value.is_finite() || value < 0.0 {

@@ -161,10 +161,13 @@ impl Endpoint {
             max_cwnd: TCP_MAXWIN,
         };
         Endpoint {
-            timer: RetransmitTimer::new(cfg.timer_model),
+            timer: RetransmitTimer::for_config(&cfg),
             cc: cc::build(cfg.variant.cc),
-            // A CC that owns loss handling (Vegas) brings its own pass-through recovery.
-            rec: cc::recovery_for(cfg.variant.cc).unwrap_or_else(|| recovery::build(cfg.variant.recovery)),
+            // A CC that owns loss handling (Vegas) brings its own pass-through recovery; Lite its
+            // BSD deflation test.
+            rec: cc::recovery_for(cfg.variant.cc)
+                .or_else(|| cfg.lite.as_ref().map(recovery::lite))
+                .unwrap_or_else(|| recovery::build(cfg.variant.recovery)),
             ack: AckState::new(cfg.ack_policy),
             state: TcpState::Closed,
             iss,
@@ -514,7 +517,13 @@ impl Endpoint {
         }
         self.eff_mss = mss.max(1);
         self.w.mss = self.eff_mss;
-        self.w.cwnd = self.cfg.initial_window_segments.max(1) * self.eff_mss;
+        if self.cfg.lite.is_some() {
+            // 4.4BSD-Lite's tcp_mss keeps t_maxseg = the negotiated MSS; only each segment's
+            // payload loses the option bytes (tcp_output.c), so cwnd and the receiver's
+            // `2 * t_maxseg` ACK rule count in t_maxseg (seed 001 §3.3).
+            self.w.mss = self.cfg.mss.min(peer_mss).max(1);
+        }
+        self.w.cwnd = self.cfg.initial_window_segments.max(1) * self.w.mss;
         self.w.max_cwnd = TCP_MAXWIN << self.snd_scale;
         if let Some((tsval, _)) = seg.ts {
             self.ts_recent = tsval;
@@ -696,6 +705,7 @@ impl Endpoint {
             return false;
         }
         let old_wnd = self.snd_wnd;
+        let old_una = self.snd_una;
         if ack <= self.snd_una {
             // Duplicate-ACK test of 4.4BSD tcp_input.c: no data, same window, ack == snd_una,
             // retransmit timer running (here: data outstanding and the window open — in BSD a
@@ -713,9 +723,13 @@ impl Endpoint {
                 self.dupacks = 0;
             }
         } else {
-            self.on_new_ack(now, seg, ack);
+            let predicted = self.on_new_ack(now, seg, seg_seq, ack);
             if self.state == TcpState::Closed {
                 return false;
+            }
+            if predicted {
+                // BSD's fast path returns here (the window is unchanged: tiwin == snd_wnd).
+                return true;
             }
         }
         // Window update (RFC 793 / tcp_input.c step 6).
@@ -730,6 +744,12 @@ impl Endpoint {
                 // when the window shrinks to zero).
                 self.snd_nxt = self.snd_una;
             }
+        }
+        // Seed 001 §3.5 (Lite.6), "inserted after the window information is updated":
+        // `if (acked >= 3*t_maxseg && (snd_cwnd - (snd_nxt - snd_una)) > 3*t_maxseg)` cut cwnd to
+        // (snd_nxt - snd_una) + 3*t_maxseg (crate::lite::limit_big_ack).
+        if ack > old_una && self.cfg.lite.is_some_and(|l| l.big_ack) {
+            crate::lite::limit_big_ack(&mut self.w, ack - old_una, self.snd_nxt - self.snd_una);
         }
         true
     }
@@ -788,7 +808,33 @@ impl Endpoint {
         }
     }
 
-    fn on_new_ack(&mut self, now: Nanos, seg: &Segment, ack: u64) {
+    /// An ACK that advances snd_una. Returns true if Lite's header prediction took it.
+    fn on_new_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64, ack: u64) -> bool {
+        // 4.4BSD-Lite header prediction of a pure ACK (crate::lite::predicts_pure_ack):
+        // `ti_len == 0 && SEQ_GT(ti_ack, snd_una) && SEQ_LEQ(ti_ack, snd_max) && snd_cwnd >=
+        // snd_wnd` [Lite.1: `&& t_dupacks < tcprexmtthresh`], seed 001 §3.1. The fast path takes
+        // the RTT sample and drops the acked data, but skips recovery (no deflation), the window
+        // opening and the `t_dupacks = 0` of the slow path.
+        let predicted = self.cfg.lite.is_some_and(|l| {
+            crate::lite::predicts_pure_ack(
+                &crate::lite::PredictionInput {
+                    established: self.state == TcpState::Established,
+                    only_ack_flag: !seg.flags.syn() && !seg.flags.fin() && !seg.flags.rst(),
+                    in_sequence: seg_seq == self.rcv_nxt,
+                    seg_len: seg.len,
+                    seg_wnd: seg.wnd,
+                    snd_wnd: self.snd_wnd,
+                    snd_una: self.snd_una,
+                    snd_nxt: self.snd_nxt,
+                    snd_max: self.snd_max,
+                    ack,
+                    cwnd: self.w.cwnd,
+                    dupacks: self.dupacks,
+                    dupack_threshold: self.cfg.dupack_threshold,
+                },
+                l.header_prediction,
+            )
+        });
 
         // RTT: timestamps if negotiated (4.4BSD: rtt = tcp_now − ts_ecr + 1), else the timed
         // segment (Karn's rule: timing was cancelled by any retransmission).
@@ -817,11 +863,15 @@ impl Endpoint {
         }
 
         let prev_una = self.snd_una;
-        let out = {
+        let out = if predicted {
+            self.stats.predicted_acks += 1;
+            RecoveryOutcome::default()
+        } else {
             let mut ctx = recovery_ctx!(self, now);
-            self.rec.on_ack(&mut ctx, ack)
+            let out = self.rec.on_ack(&mut ctx, ack);
+            self.dupacks = 0;
+            out
         };
-        self.dupacks = 0;
 
         let newly_data = self.data_acked(ack) - self.data_acked(prev_una);
         self.snd_una = ack;
@@ -889,6 +939,7 @@ impl Endpoint {
                 }
             }
         }
+        predicted
     }
 
     fn recv_window_free(&self) -> u32 {
@@ -910,7 +961,8 @@ impl Endpoint {
         }
         let mut s = seg_seq;
         let seg_end = s + len + fin as u64;
-        let threshold = self.cfg.delack_bytes.map(|b| b as u64).unwrap_or(2 * self.eff_mss as u64);
+        // tcp_output.c: `adv >= 2 * t_maxseg` (w.mss is t_maxseg; see take_syn_options).
+        let threshold = self.cfg.delack_bytes.map(|b| b as u64).unwrap_or(2 * self.w.mss as u64);
         let dto = self.delack_timeout();
         let rtt = self.hs_rtt;
         if seg_end <= self.rcv_nxt {
@@ -1094,6 +1146,9 @@ impl Endpoint {
         }
         // Retransmission timeout (tcp_timer.c TCPT_REXMT).
         self.stats.coarse_timeouts += 1;
+        if self.stats.timeout_times.len() < crate::stats::MAX_TIMEOUT_TIMES {
+            self.stats.timeout_times.push(now);
+        }
         if let Some(last) = self.last_send {
             self.stats.largest_timeout_gap = self.stats.largest_timeout_gap.max(now.saturating_sub(last));
         }

@@ -17,6 +17,9 @@
 //!   (RFC 6298).
 //! * [`ack_policy`] — receiver ACK policies ([`AckPolicy`]).
 //! * [`config`] — variants: named compositions of the above ([`EndpointConfig::for_variant`]).
+//! * [`lite`] — 4.4BSD-Lite's performance bugs and the fixes Lite.1–Lite.6 of seed 001 as switches
+//!   (the header-prediction test and the big-ACK limit the endpoint calls; the rest map onto the
+//!   seams above).
 //!
 //! Sequence numbers are 32-bit on the wire and compared modulo 2³² ([`seq`]); internally the
 //! endpoint unwraps them into 64-bit offsets of the connection's sequence space (0 = SYN,
@@ -26,6 +29,7 @@ pub mod ack_policy;
 pub mod cc;
 pub mod config;
 mod endpoint;
+pub mod lite;
 pub mod recovery;
 pub mod rto;
 pub mod sendlog;
@@ -50,3 +54,5 @@ pub const SEC: Nanos = 1_000_000_000;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_lite;

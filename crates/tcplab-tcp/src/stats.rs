@@ -2,6 +2,9 @@
 
 use crate::Nanos;
 
+/// How many coarse-timeout times [`ConnStats::timeout_times`] keeps.
+pub const MAX_TIMEOUT_TIMES: usize = 100;
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConnStats {
     /// Data bytes cumulatively acknowledged by the peer (excludes SYN/FIN).
@@ -16,6 +19,11 @@ pub struct ConnStats {
     pub retransmitted_bytes: u64,
     /// Retransmission-timer expiries with data outstanding (not persist probes).
     pub coarse_timeouts: u64,
+    /// When the first 100 (`MAX_TIMEOUT_TIMES`) of those expiries happened (seed 001 §3.1 lists
+    /// Lite.0's at 3.5, 10.5 and 14.5 s).
+    pub timeout_times: Vec<Nanos>,
+    /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (`lite` variants only).
+    pub predicted_acks: u64,
     /// Largest gap between a timeout and the previous segment sent (seed 001 §3.2: "a delay of
     /// 1.7 seconds between the timeout and the previous packet sent").
     pub largest_timeout_gap: Nanos,

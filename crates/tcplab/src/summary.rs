@@ -53,9 +53,17 @@ pub struct FlowSummary {
     /// The same in KB (1024 bytes), the seeds' unit ("Retransmissions (KB)", 000 Tables 5.2–5.4).
     pub retransmitted_KB: f64,
     pub coarse_timeouts: u64,
+    /// When the coarse timeouts happened (first 100), seconds.
+    pub coarse_timeout_times_s: Vec<f64>,
     pub largest_timeout_gap_s: f64,
     pub fast_retransmits: u64,
+    /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (0 for other variants; seed 001
+    /// §3.1: the ACK that ended fast recovery "was handled by the header prediction code").
+    pub header_predicted_acks: u64,
     pub max_cwnd_bytes: u32,
+    /// The sender's send buffer: with the peer's advertised window it makes the trace graph's
+    /// send window, min(send buffer, advertised window) (seed 000 §3.5).
+    pub send_buffer_bytes: u32,
     /// Smallest RTT sample (what Vegas calls BaseRTT), seconds.
     pub min_rtt_s: Option<f64>,
     pub bytes_delivered: u64,
@@ -222,9 +230,12 @@ impl Summary {
                     retransmitted_bytes: st.retransmitted_bytes,
                     retransmitted_KB: st.retransmitted_bytes as f64 / 1024.0,
                     coarse_timeouts: st.coarse_timeouts,
+                    coarse_timeout_times_s: st.timeout_times.iter().map(|&t| t as f64 / 1e9).collect(),
                     largest_timeout_gap_s: st.largest_timeout_gap as f64 / 1e9,
                     fast_retransmits: st.fast_retransmits,
+                    header_predicted_acks: st.predicted_acks,
                     max_cwnd_bytes: st.max_cwnd_bytes,
+                    send_buffer_bytes: c.ep[0].config().send_buffer,
                     min_rtt_s: st.min_rtt.map(|r| r as f64 / 1e9),
                     bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
                     completed: st.completion_time.is_some(),

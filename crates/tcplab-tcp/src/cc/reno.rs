@@ -5,8 +5,8 @@
 //!   BSD — RFC 3465 byte counting is a deliberate non-feature here).
 //! * Congestion avoidance: +MSS·MSS/cwnd per ACK (integer division as BSD).
 //! * Deliberate deviation from 4.4BSD: no extra MSS/8 term unless `extra_eighth` is set —
-//!   the seeds' x-kernel Reno has none (seed 001 footnote 7); Lite variants turn it on
-//!   (seed 001 §3.5).
+//!   the seeds' x-kernel Reno has none (seed 001 footnote 7); the `lite` variants have it until
+//!   their `fix_extra_increase` switch (Lite.4, seed 001 §3.3).
 //! * ssthresh: 4.4BSD `min(cwnd, snd_wnd)/2` rounded down to whole segments, at least 2; or
 //!   RFC 5681 eq. (4) `max(FlightSize/2, 2·MSS)` when `halve_flight` (NewReno).
 

@@ -16,7 +16,7 @@ mod newreno;
 mod reno;
 mod tahoe;
 pub use newreno::NewRenoRecovery;
-pub use reno::RenoRecovery;
+pub use reno::{DeflateTest, RenoRecovery};
 pub use tahoe::TahoeRecovery;
 
 use crate::cc::{CcWindow, CongestionControl, LossEvent};
@@ -75,6 +75,12 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     /// The retransmission timer expired (cwnd/ssthresh already reset by the endpoint).
     fn on_timeout(&mut self, ctx: &mut RecoveryCtx<'_>);
     fn in_recovery(&self) -> bool;
+}
+
+/// The recovery module of a Lite variant: Reno with BSD's deflation test (seed 001 §3.6).
+pub fn lite(fixes: &crate::lite::LiteFixes) -> Box<dyn LossRecovery> {
+    let deflate_test = if fixes.dupack_ge { DeflateTest::DupacksAtLeast } else { DeflateTest::DupacksAbove };
+    Box::new(RenoRecovery { in_recovery: false, deflate_test })
 }
 
 pub fn build(kind: crate::config::RecoveryKind) -> Box<dyn LossRecovery> {

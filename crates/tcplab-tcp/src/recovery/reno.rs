@@ -8,19 +8,32 @@
 //!   that same ACK then goes through the normal window opening (congestion avoidance, since
 //!   cwnd = ssthresh).
 //!
-//! BSD quirk kept behind a switch: 4.4BSD deflates only `if (t_dupacks > tcprexmtthresh)`, so an
-//! episode with exactly three duplicate ACKs leaves cwnd at ssthresh + 3·MSS. Off by default (the
-//! issue asks for deflation to ssthresh on the new ACK); set `bsd_deflate_quirk` for Lite variants.
+//! BSD quirk kept behind a switch ([`DeflateTest`]): 4.4BSD deflates only
+//! `if (t_dupacks > tcprexmtthresh && snd_cwnd > snd_ssthresh)`, so an episode with exactly three
+//! duplicate ACKs leaves cwnd at ssthresh + 3·MSS. `reno` deflates always; the `lite` variants use
+//! BSD's `>` and their `fix_dupack_ge` switch the `>=` of seed 001 §3.6 (see [`crate::lite`]).
 //! Multiple losses in one window: a second fast retransmit needs three new duplicate ACKs; often
 //! the retransmit timer fires instead (seed 000 §4.1) — Reno's known weakness.
 
 use super::{LossRecovery, RecoveryCtx, RecoveryOutcome};
 use crate::cc::LossEvent;
 
+/// When the first new ACK after fast recovery deflates cwnd to ssthresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeflateTest {
+    /// Always (the seeds' x-kernel Reno, RFC 5681).
+    #[default]
+    Always,
+    /// 4.4BSD tcp_input.c: `t_dupacks > tcprexmtthresh`.
+    DupacksAbove,
+    /// Seed 001 §3.6's fix: `t_dupacks >= tcprexmtthresh`.
+    DupacksAtLeast,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RenoRecovery {
     pub in_recovery: bool,
-    pub bsd_deflate_quirk: bool,
+    pub deflate_test: DeflateTest,
 }
 
 impl LossRecovery for RenoRecovery {
@@ -53,7 +66,11 @@ impl LossRecovery for RenoRecovery {
             return RecoveryOutcome { allow_growth: true, ..Default::default() };
         }
         self.in_recovery = false;
-        let deflate = !self.bsd_deflate_quirk || ctx.dupacks > ctx.dupack_threshold;
+        let deflate = match self.deflate_test {
+            DeflateTest::Always => true,
+            DeflateTest::DupacksAbove => ctx.dupacks > ctx.dupack_threshold,
+            DeflateTest::DupacksAtLeast => ctx.dupacks >= ctx.dupack_threshold,
+        };
         if deflate && ctx.w.cwnd > ctx.w.ssthresh {
             ctx.w.cwnd = ctx.w.ssthresh;
         }

@@ -52,6 +52,18 @@ impl RetransmitTimer {
         }
     }
 
+    /// The timer an endpoint configuration asks for: [`RetransmitTimer::new`] of its timer model,
+    /// with seed 001 §3.2's rescaled BSD estimator when a `lite` variant has `fix_rto`.
+    pub fn for_config(cfg: &crate::EndpointConfig) -> RetransmitTimer {
+        let mut t = RetransmitTimer::new(cfg.timer_model);
+        if let (RetransmitTimer::Bsd { est, .. }, Some(l)) = (&mut t, cfg.lite) {
+            if l.rto {
+                *est = BsdRto::rescaled();
+            }
+        }
+        t
+    }
+
     pub fn is_bsd(&self) -> bool {
         matches!(self, RetransmitTimer::Bsd { .. })
     }
@@ -208,7 +220,7 @@ impl RetransmitTimer {
     /// Smoothed RTT in ns (0 if none).
     pub fn srtt_ns(&self) -> Nanos {
         match self {
-            RetransmitTimer::Bsd { est, .. } => (est.srtt.max(0) as u64) * SLOW_TICK / 8,
+            RetransmitTimer::Bsd { est, .. } => (est.srtt_ticks() * SLOW_TICK as f64) as u64,
             RetransmitTimer::Fine { est, .. } => est.srtt.unwrap_or(0),
         }
     }

@@ -224,7 +224,9 @@ pub struct TcpCfg {
     pub from: String,
     /// Receiving host.
     pub to: String,
-    /// Named variant: tahoe, reno, newreno (more in later versions).
+    /// Named variant: tahoe, reno, newreno, vegas, vegas-star, or the 4.4BSD-Lite family: lite
+    /// (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ... lite.6 (the cumulative fixes
+    /// of seed 001 Table 3).
     pub variant: String,
     /// Transfer this many bytes (e.g. "1MB") ...
     #[serde(default)]
@@ -265,7 +267,11 @@ pub struct TcpCfg {
     /// Receiving application's read rate (default: reads instantly).
     #[serde(default)]
     pub read_rate: Option<Rate>,
-    /// Variant parameters, e.g. { alpha = 1, beta = 3, gamma = 1 } for Vegas.
+    /// Variant parameters. Vegas: alpha, beta, gamma (buffers), avg_rtt (0/1), e.g.
+    /// { alpha = 1, beta = 3, gamma = 1 }. Lite family, switches 0/1 that override the level's
+    /// (seed 001 §3): fix_header_prediction (§3.1, Lite.1), fix_rto (§3.2, Lite.2), timestamps
+    /// (§3.3; 0 from Lite.3), fix_extra_increase (drop the MSS/8 term, §3.3, Lite.4),
+    /// ack_every_packet (§3.4, Lite.5), fix_big_ack (§3.5, Lite.6), fix_dupack_ge (§3.6, no level).
     #[serde(default)]
     pub params: BTreeMap<String, f64>,
 }
