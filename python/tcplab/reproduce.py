@@ -56,7 +56,7 @@ from .paths import find_experiment
 
 #: Metrics always reported for each variant, published or not (unless `metrics` says otherwise).
 STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments", "retransmitted_bytes",
-                    "coarse_timeouts", "fast_retransmits"]
+                    "coarse_timeouts", "coarse_timeout_times_s", "fast_retransmits"]
 
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "derived", "variants", "claims", "mode"}
 _VARIANT_KEYS = {"name", "label", "scenario", "set", "paper", "source", "note"}
@@ -293,7 +293,8 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                 # A list-valued summary field (coarse_timeout_times_s): shown per run, not averaged;
                 # `ours` is the first run's (the saved run directory's) list.
                 row = {"variant": name, "metric": metric, "paper": paper.get(metric), "ours": vals[0] if vals else None,
-                       "source": v.get("source", "") if metric in paper else "", "n": len(vals), "per_seed": vals}
+                       "source": v.get("source", "") if metric in paper else "", "n": len(vals), "per_seed": vals,
+                       "mean": None, "std": None, "ci90": None}
                 if v.get("label"):
                     row["label"] = v["label"]
                 rows.append(row)
