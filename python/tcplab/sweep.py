@@ -444,9 +444,9 @@ def _run_local(tasks: list[dict], jobs: int, on_results: Callable[[list[dict]], 
         import multiprocessing as mp
         # spawn: the Rust core's threads and fork do not mix
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init)
+    import queue
+    finished: queue.Queue = queue.Queue()        # done callbacks feed it: O(1) per run, unlike cf.wait over all
     try:
-        import queue
-        finished: queue.Queue = queue.Queue()    # done callbacks feed it: O(1) per run, unlike cf.wait over all
         for t in tasks:
             pool.submit(execute, t).add_done_callback(finished.put)
         left = len(tasks)
@@ -464,6 +464,17 @@ def _run_local(tasks: list[dict], jobs: int, on_results: Callable[[list[dict]], 
             on_results([f.result() for f in got])   # also called empty: lets a due commit happen
     except BaseException:
         procs = list(getattr(pool, "_processes", {}).values())
+        # Runs that finished before the interrupt are complete: hand them over to be stored.
+        done = []
+        while True:
+            try:
+                f = finished.get_nowait()
+            except queue.Empty:
+                break
+            if not f.cancelled() and f.exception() is None:
+                done.append(f.result())
+        if done:
+            on_results(done)
         pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             p.terminate()
