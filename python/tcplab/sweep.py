@@ -572,11 +572,21 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
         waiting: list[dict] = []
         last_commit = [time.monotonic()]
 
+        committed = [0]
+        progress_file = out / "progress.json"
+
         def flush() -> None:
             if waiting:
                 with _deferred_sigint():   # a Ctrl-C during the commit takes effect once it is done
                     store.commit([(by_hash[r["hash"]], r) for r in waiting], sweep=sweep_name, session=session)
+                committed[0] += len(waiting)
                 waiting.clear()
+                # The database is locked while the sweep runs; this file lets another shell watch it.
+                tmp = progress_file.with_suffix(".tmp")
+                tmp.write_text(json.dumps({"session": session, "total": len(tasks), "skipped": len(tasks) - len(todo),
+                                           "to_run": len(todo), "finished": prog.done, "failed": prog.failed,
+                                           "committed": committed[0]}) + "\n")
+                os.replace(tmp, progress_file)
             last_commit[0] = time.monotonic()
 
         def on_results(results: list[dict]) -> None:
