@@ -86,8 +86,9 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
 
 
 def bench_sweep(runs: int = 1000, ray: bool = False) -> int:
-    """Time one sweep of the Brakmo single-transfer scenario (reno and vegas × runs/2 seeds, the
-    sweep's per-run files summary-only) with --jobs 1 and --jobs 2 into fresh stores; print both
+    """Time one sweep of the Brakmo single-transfer scenario as it is (its TCP and bottleneck
+    traces on, every run's files saved: summary, scenario and trace Parquet), reno and vegas ×
+    runs/2 seeds, with --jobs 1 and --jobs 2 into fresh stores; print both
     wall times and their ratio, and check both stores hold identical rows. With `ray`, also run it
     on a local Ray instance (2 CPUs) and compare."""
     import os
@@ -103,8 +104,7 @@ def bench_sweep(runs: int = 1000, ray: bool = False) -> int:
     with tempfile.TemporaryDirectory(prefix="tcplab-bench-sweep-") as tmp:
         sweep = Path(tmp) / "bench.toml"
         sweep.write_text(f'title = "bench: Brakmo single transfer, reno/vegas x {half} seeds"\n'
-                         f'scenario = "{scenario}"\nsave = "summary"\nseeds = {{ from = 1, count = {half} }}\n'
-                         '[set]\n"run.trace.tcp" = false\n"run.trace.links" = []\n'
+                         f'scenario = "{scenario}"\nseeds = {{ from = 1, count = {half} }}\n'
                          '[axes]\n"tcp[0].variant" = ["reno", "vegas"]\n')
         times, outs = {}, {}
         configs = [("--jobs 1", dict(jobs=1)), ("--jobs 2", dict(jobs=2))]

@@ -152,7 +152,10 @@ def cmd_reproduce(a) -> int:
 
 def cmd_sweep(a) -> int:
     from .sweep import run_sweep
-    res = run_sweep(a.sweep, a.out, jobs=a.jobs, backend=a.backend, ray_address=a.ray_address, retry_failed=a.retry_failed)
+    if a.commit_every < 0:
+        raise ValueError(f"--commit-every must be >= 0 seconds, got {a.commit_every}")
+    res = run_sweep(a.sweep, a.out, jobs=a.jobs, backend=a.backend, ray_address=a.ray_address, retry_failed=a.retry_failed,
+                    commit_every=a.commit_every)
     print(f"{res['total']} runs: {res['skipped']} already stored, {res['ran']} ran, {res['failed']} failed; "
           f"results in {a.out / 'results.duckdb'}")
     return 1 if res["failed"] else 0
@@ -279,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", type=Path, required=True, help="output directory (results.duckdb, runs/, executed.log)")
     _add_runner_args(sw)
     sw.add_argument("--retry-failed", action="store_true", help="run again the runs stored as failed")
+    sw.add_argument("--commit-every", type=float, default=0.2, metavar="SECONDS",
+                    help="store finished runs in one transaction at most this often (default 0.2 s; 0 = as each result arrives). "
+                         "A kill -9 loses at most the runs finished since the last commit; they run again on resume")
     sw.set_defaults(fn=cmd_sweep)
 
     tb = sub.add_parser("table", help="x-Sim database views of a sweep: averages, utilization per bucket, runs",

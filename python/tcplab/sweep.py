@@ -26,9 +26,10 @@ errors name the sweep file, line and field.
 A run's identity is its content hash: sha256 of the scenario text after overrides, the seed and
 the code version (tcplab version + a digest of the compiled core). Re-running a sweep skips runs
 whose hash is already stored. Workers write the per-run directory under a temporary name and
-rename it when complete; only the parent process writes the database, committing a run's rows in
-one transaction after its files are in place — so a kill -9 at any moment loses no finished run
-and leaves nothing half-written that a rerun would trust.
+rename it when complete; only the parent process writes the database, committing finished runs’
+rows in one transaction (every 0.2 s by default, `--commit-every`) after their files are in
+place — so a kill -9 at any moment keeps every committed run, leaves nothing half-written that a
+rerun would trust, and costs at most the runs finished since the last commit.
 """
 
 from __future__ import annotations
@@ -446,13 +447,37 @@ def _run_local(tasks: list[dict], jobs: int, on_results: Callable[[list[dict]], 
         import multiprocessing as mp
         # spawn: the Rust core's threads and fork do not mix
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init)
+    import queue
+    finished: queue.Queue = queue.Queue()        # done callbacks feed it: O(1) per run, unlike cf.wait over all
     try:
-        pending = {pool.submit(execute, t) for t in tasks}
-        while pending:
-            done, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-            on_results([f.result() for f in done])   # everything finished so far, in one commit
+        for t in tasks:
+            pool.submit(execute, t).add_done_callback(finished.put)
+        left = len(tasks)
+        while left:
+            try:
+                got = [finished.get(timeout=0.1)]
+            except queue.Empty:
+                got = []
+            while True:
+                try:
+                    got.append(finished.get_nowait())
+                except queue.Empty:
+                    break
+            left -= len(got)
+            on_results([f.result() for f in got])   # also called empty: lets a due commit happen
     except BaseException:
         procs = list(getattr(pool, "_processes", {}).values())
+        # Runs that finished before the interrupt are complete: hand them over to be stored.
+        done = []
+        while True:
+            try:
+                f = finished.get_nowait()
+            except queue.Empty:
+                break
+            if not f.cancelled() and f.exception() is None:
+                done.append(f.result())
+        if done:
+            on_results(done)
         pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             p.terminate()
@@ -476,9 +501,9 @@ def _run_ray(tasks: list[dict], jobs: int, address: str | None, on_results: Call
         remote = ray.remote(num_cpus=1, max_retries=0)(execute)
         pending = [remote.remote(t) for t in tasks]
         while pending:
-            done, pending = ray.wait(pending, num_returns=1, timeout=None)
+            done, pending = ray.wait(pending, num_returns=1, timeout=0.1)
             more, pending = ray.wait(pending, num_returns=len(pending), timeout=0) if pending else ([], [])
-            on_results(ray.get(done + more))
+            on_results(ray.get(done + more) if done or more else [])
     except BaseException:
         for ref in locals().get("pending", []):
             try:
@@ -518,9 +543,11 @@ class _deferred_sigint:
 
 def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, backend: str = "local",
                   ray_address: str | None = None, sweep_name: str = "", retry_failed: bool = False,
-                  quiet: bool = False, store=None) -> dict:
-    """Run the tasks not already in OUT's store; commit each result as it arrives. Returns counts
-    {total, skipped, ran, failed, session}."""
+                  quiet: bool = False, store=None, commit_every: float = 0.2) -> dict:
+    """Run the tasks not already in OUT's store. Finished runs are committed in one transaction
+    per `commit_every` seconds (0: every batch as it arrives) and when the sweep ends or is
+    interrupted; a kill -9 loses at most the runs finished in the last window, which a rerun
+    runs again. Returns counts {total, skipped, ran, failed, session}."""
     from .store import Store
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -545,11 +572,32 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
             print(f"{len(tasks)} runs: {len(tasks) - len(todo)} already stored, {len(todo)} to run "
                   f"({backend}, {jobs} job{'s' if jobs != 1 else ''})", file=sys.stderr, flush=True)
 
+        waiting: list[dict] = []
+        last_commit = [time.monotonic()]
+
+        committed = [0]
+        progress_file = out / "progress.json"
+
+        def flush() -> None:
+            if waiting:
+                with _deferred_sigint():   # a Ctrl-C during the commit takes effect once it is done
+                    store.commit([(by_hash[r["hash"]], r) for r in waiting], sweep=sweep_name, session=session)
+                committed[0] += len(waiting)
+                waiting.clear()
+                # The database is locked while the sweep runs; this file lets another shell watch it.
+                tmp = progress_file.with_suffix(".tmp")
+                tmp.write_text(json.dumps({"session": session, "total": len(tasks), "skipped": len(tasks) - len(todo),
+                                           "to_run": len(todo), "finished": prog.done, "failed": prog.failed,
+                                           "committed": committed[0]}) + "\n")
+                os.replace(tmp, progress_file)
+            last_commit[0] = time.monotonic()
+
         def on_results(results: list[dict]) -> None:
-            with _deferred_sigint():   # a Ctrl-C during the commit takes effect once it is done
-                store.commit([(by_hash[r["hash"]], r) for r in results], sweep=sweep_name, session=session)
+            waiting.extend(results)
             for r in results:
                 prog.update(r["status"] == "ok")
+            if time.monotonic() - last_commit[0] >= commit_every:
+                flush()
 
         try:
             if backend == "ray":
@@ -559,6 +607,7 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
             else:
                 raise ValueError(f"unknown backend {backend!r}; expected local or ray")
         finally:
+            flush()   # finished runs are complete: store them even on Ctrl-C or an error
             prog.close()
         return {"total": len(tasks), "skipped": len(tasks) - len(todo), "ran": prog.done, "failed": prog.failed,
                 "session": session}
@@ -568,7 +617,8 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
 
 
 def run_sweep(path: str | os.PathLike, out: str | os.PathLike, *, jobs: int | None = None, backend: str = "local",
-              ray_address: str | None = None, retry_failed: bool = False, quiet: bool = False) -> dict:
+              ray_address: str | None = None, retry_failed: bool = False, quiet: bool = False,
+              commit_every: float = 0.2) -> dict:
     sw = load_sweep(path)
     out = Path(out)
     if not quiet:
@@ -582,7 +632,7 @@ def run_sweep(path: str | os.PathLike, out: str | os.PathLike, *, jobs: int | No
         store.set_meta(sw.name, {"title": sw.title, "file": str(Path(sw.file).resolve()), "flow": sw.flow,
                                  "axes": list(sw.axes), "seeds": sw.seeds, "mode": sw.mode})
         res = execute_tasks(sw.tasks, out, jobs=jobs, backend=backend, ray_address=ray_address, sweep_name=sw.name,
-                            retry_failed=retry_failed, quiet=quiet, store=store)
+                            retry_failed=retry_failed, quiet=quiet, store=store, commit_every=commit_every)
     finally:
         store.close()
     return res
