@@ -25,9 +25,11 @@
 pub mod ack_policy;
 pub mod cc;
 pub mod config;
+pub mod ecn;
 mod endpoint;
 pub mod recovery;
 pub mod rto;
+pub mod sack;
 pub mod sendlog;
 mod segment;
 pub mod seq;
@@ -36,7 +38,7 @@ mod trace;
 
 pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig, VegasParams};
 pub use endpoint::{Endpoint, TcpState};
-pub use segment::{Flags, Segment};
+pub use segment::{Flags, SackBlocks, Segment};
 pub use stats::ConnStats;
 pub use trace::{CamTrace, Trace, TraceKind};
 

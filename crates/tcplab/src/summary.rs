@@ -97,7 +97,7 @@ pub struct Summary {
     pub node_drops_by_reason: BTreeMap<&'static str, u64>,
 }
 
-fn reasons(counts: &[u64; 6]) -> BTreeMap<&'static str, u64> {
+fn reasons(counts: &[u64; DropReason::COUNT]) -> BTreeMap<&'static str, u64> {
     DropReason::ALL.iter().map(|r| (r.name(), counts[r.index()])).collect()
 }
 
