@@ -140,7 +140,7 @@ class Run:
         """The run as a :class:`tcplab.rundir.RunData` (the same view a run directory gives)."""
         if self._data is None:
             from .rundir import RunData
-            self._data = RunData.from_tables(self.summary, {k: self.table(k) for k in ("tcp", "link", "cam")},
+            self._data = RunData.from_tables(self.summary, {k: self.table(k) for k in ("tcp", "link", "cam", "queue_intervals")},
                                              scenario_text=self.scenario_text)
         return self._data
 
