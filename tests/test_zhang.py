@@ -55,3 +55,22 @@ def test_table1_at_five_percent_loss_vegas_beats_sack_beats_reno():
     # 1 % loss costs less than 5 % for every variant.
     for v in u:
         assert utilization(v, 0.01, 1) > utilization(v, 0.05, 1), v
+
+
+def test_sack_ticks_and_red_average_are_drawn(figure1, tmp_path):
+    from tcplab import plots
+    from tcplab.rundir import RunData
+
+    _, out = figure1
+    fig = plots.seq_graph(RunData.load(out / "sack"), t_from=3.0, t_to=4.5)
+    assert plots.count_gid(fig, "seq-sack:transfer") >= 1
+    fig = plots.seq_graph(RunData.load(out / "reno"), t_from=3.0, t_to=4.5)
+    assert plots.count_gid(fig, "seq-sack:transfer") == 0, "no SACK, no ticks"
+    r = tcplab.run(ROOT / "scenarios" / "zhang" / "table4" / "scenario.toml",
+                   overrides={"run.duration": "10s", "run.trace.links": ["R1->R2"]}, out=tmp_path / "red")
+    rd = RunData.load(tmp_path / "red")
+    avg = rd.aqm_average("R1->R2")
+    assert avg.height >= 90 and float(avg["aqm_avg_pkts"].max()) > 0
+    assert r.summary["links"][4]["queue_discipline"] == "red"
+    fig = plots.queue_graph(rd, "R1->R2")
+    assert plots.count_gid(fig, "queue-red-avg") >= 1
