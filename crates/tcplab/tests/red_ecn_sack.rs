@@ -134,3 +134,13 @@ fn bad_red_and_drop_settings_name_the_field() {
     let e = err(dumbbell(r#"{ limit = "10pkts" }"#, "", "reno", r#"drop = { packets = [{ flow = "t1", seq = 0, occurrence = 0 }] }"#));
     assert!(e.contains("links[1].drop.packets[0].occurrence"), "{e}");
 }
+
+/// Packets are copied on the hot path: the ECN codepoint rides in the padding beside `ttl`, and
+/// SACK blocks (four fixed slots in the segment) are what the packet grew by.
+#[test]
+fn packet_stays_small() {
+    let packet = std::mem::size_of::<tcplab::net::Packet>();
+    let segment = std::mem::size_of::<tcplab_tcp::Segment>();
+    println!("size_of Packet = {packet} B, Segment = {segment} B");
+    assert!(packet <= 128, "Packet is {packet} bytes");
+}
