@@ -74,3 +74,17 @@ def test_sack_ticks_and_red_average_are_drawn(figure1, tmp_path):
     assert r.summary["links"][4]["queue_discipline"] == "red"
     fig = plots.queue_graph(rd, "R1->R2")
     assert plots.count_gid(fig, "queue-red-avg") >= 1
+
+
+def test_adaptive_red_with_ecn_marks_instead_of_dropping():
+    # Reno against Vegas through Adaptive RED (ns-2.35 defaults, 5 ms target) with ECN on both:
+    # congestion is signalled by marks only, so nothing is dropped or retransmitted.
+    r = tcplab.run(ROOT / "scenarios" / "zhang" / "table4" / "scenario.toml",
+                   overrides={"links[2].queue": {"kind": "ared", "limit": "40pkts", "ecn": True},
+                              "tcp[0].ecn": True, "tcp[1].ecn": True, "run.duration": "30s"})
+    link = next(l for l in r.summary["links"] if l["name"] == "R1->R2")
+    assert link["queue_discipline"] == "ared"
+    assert link["ecn_marks"] > 20 and link["drops"] == 0
+    for f in r.summary["flows"]:
+        assert f["ecn"] and f["ecn_reactions"] > 0, f["name"]
+        assert f["retransmitted_segments"] == 0, f["name"]
