@@ -1367,8 +1367,7 @@ impl Endpoint {
         if self.sack_ok && self.sack_rcv.has_blocks() {
             // RFC 2018 §3: 4 blocks fit the 40 option bytes, 3 beside timestamps.
             let max = if self.ts_ok { 3 } else { 4 };
-            let (irs, rcv_nxt) = (self.irs, self.rcv_nxt);
-            let _ = rcv_nxt;
+            let irs = self.irs;
             seg.sack = self.sack_rcv.blocks(max, |x| irs.wrapping_add(x as u32));
         }
         self.ecn.decorate(&mut seg, false);
