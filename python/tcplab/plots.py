@@ -618,6 +618,16 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             rx = w & (kinds == "retransmit")
             (lr,) = axes[0].plot(t[rx], seq[rx], ls="none", marker="x", ms=4, mew=0.8, color=color)
             lr.set_gid(f"seq-retx:{c}")
+            sk = w & (kinds == "sack")
+            if sk.any():
+                # SACK blocks as tcptrace draws them: a short vertical tick over each block.
+                ln = _np(snd, "len") / KB
+                ts, s0 = t[sk], seq[sk]
+                xs = np.repeat(ts, 3)
+                ys = np.column_stack([s0, s0 + ln[sk], np.full(len(ts), np.nan)]).ravel()
+                xs[2::3] = np.nan
+                (lk,) = axes[0].plot(xs, ys, lw=1.2, color=color, alpha=0.8, solid_capstyle="butt")
+                lk.set_gid(f"seq-sack:{c}")
             handles.append(Line2D([], [], color=color, marker=".", lw=0.7, label=c))
             if ds.any():
                 axes[0].annotate(c, (t[ds][-1], seq[ds][-1]), xytext=(3, 0), textcoords="offset points",
@@ -726,6 +736,12 @@ def queue_graph(run: Any, link: str | None = None, interval: float = 0.1, t_from
         if lim:
             ax.axhline(lim, color=C_DARK, lw=0.6, ls=(0, (5, 3)), label=f"limit {lim}").set_gid("queue-limit")
         _draw_queue_bars(ax, run, link, t0, t1, lim, interval, width_in=figsize[0] * 0.87)
+        aqm = run.aqm_average(link) if hasattr(run, "aqm_average") else None
+        if aqm is not None and aqm.height:
+            # RED's EWMA average, sampled at the end of each monitor interval.
+            ta = _np(aqm, "t_s")
+            (lr,) = ax.plot(ta, _np(aqm, "aqm_avg_pkts"), color=C_DARK, lw=1.0, ls="--", label="RED average")
+            lr.set_gid("queue-red-avg")
         ax.set_xlim(t0, t1)
         ax.set_xlabel("Time (seconds)")
         ax.set_ylabel("Queue (pkts)")

@@ -246,6 +246,19 @@ class RunData:
             df = df.filter(pl.col("link") == link)
         return df.sort("t_s", maintain_order=True)
 
+    def aqm_average(self, link: str | None = None) -> pl.DataFrame:
+        """An active queue manager's own average (RED's ``avg``) of ``link`` at the end of each
+        monitor interval: columns t_s (interval start), aqm_avg_pkts. Empty for DropTail links
+        or when the run directory has no queue_intervals.parquet."""
+        link = link or self.bottleneck
+        if self._intervals is None:
+            p = self.dir / "queue_intervals.parquet"
+            self._intervals = pl.read_parquet(p) if (p.is_file() and not self._in_memory) else pl.DataFrame()
+        df = self._intervals
+        if df.height == 0 or "aqm_avg_pkts" not in df.columns:
+            return pl.DataFrame(schema={"t_s": pl.Float64, "aqm_avg_pkts": pl.Float64})
+        return df.filter((pl.col("link") == link) & pl.col("aqm_avg_pkts").is_not_null()).select("t_s", "aqm_avg_pkts")
+
     def queue(self, link: str | None = None, interval: float | None = None) -> pl.DataFrame:
         """Queue length of ``link`` (default: the bottleneck).
 

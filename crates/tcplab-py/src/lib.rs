@@ -114,6 +114,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     let iv = PyDict::new(py);
     let (mut i_name, mut i_t, mut i_min, mut i_max, mut i_avg) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut i_bytes: Vec<u64> = Vec::new();
+    let mut i_aqm: Vec<Option<f64>> = Vec::new();
     const EV: [&str; 3] = ["arrive", "depart", "drop"];
     for l in r.sim.links.iter_mut() {
         if let Some(tr) = l.monitor.trace.take() {
@@ -134,6 +135,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
                 i_max.push(s.max_pkts);
                 i_avg.push(s.avg_pkts);
                 i_bytes.push(s.bytes_out);
+                i_aqm.push(s.aqm_avg_pkts);
             }
         }
     }
@@ -150,6 +152,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     iv.set_item("max_pkts", i_max)?;
     iv.set_item("avg_pkts", i_avg)?;
     iv.set_item("bytes_out", i_bytes)?;
+    iv.set_item("aqm_avg_pkts", i_aqm)?;
     out.set_item("queue_intervals", iv)?;
     Ok(out)
 }

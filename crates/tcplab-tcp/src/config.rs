@@ -25,6 +25,10 @@
 //!   NewRenoRecovery (RFC 6582), `fine` timers: 1 ms granularity, min RTO 1 s and initial RTO
 //!   1 s (RFC 6298 §2.1, §2.4; also ns-3's defaults). A 200 ms minimum (Linux) is a config
 //!   change, but combined with a 200 ms delayed-ACK receiver it causes spurious timeouts.
+//! * `sack` — RenoCc, [`crate::recovery::Sack1Recovery`] (ns-2 `Sack1`, Fall & Floyd 1996,
+//!   seed 004 §2.3), `bsd` timers; SACK-permitted offered, receiver sends RFC 2018 blocks;
+//! * `sack-rfc6675` — RenoCc with RFC 5681 halving, [`crate::recovery::Rfc6675Recovery`],
+//!   `fine` timers as `newreno`; its receiver also sends D-SACK blocks (RFC 2883);
 //! * `vegas` — [`crate::cc::VegasCc`] (seed 000 ch. 4, seed 002 §2/§6): its own loss handling
 //!   (fine-grained retransmission on the first duplicate ACK, 3/4 decrease) inside the CC, so the
 //!   recovery seam is a pass-through ([`crate::cc::VegasRecovery`]); `bsd` coarse timers as the
@@ -142,6 +146,10 @@ pub enum RecoveryKind {
     Reno,
     /// RFC 6582 NewReno (partial ACKs, `recover`).
     NewReno,
+    /// ns-2 Sack1: Fall & Floyd 1996 pipe and scoreboard.
+    Sack1,
+    /// RFC 6675 conservative SACK-based recovery.
+    Rfc6675,
 }
 
 /// The named composition chosen per flow.
@@ -194,11 +202,18 @@ pub struct EndpointConfig {
     pub trace: bool,
     /// 4.4BSD-Lite behaviours and their fixes ([`crate::lite`]); `None` for every other variant.
     pub lite: Option<LiteFixes>,
+    /// Offer ECN (RFC 3168) in the handshake; used when the peer agrees.
+    pub ecn: bool,
+    /// Offer SACK-permitted (RFC 2018) in the handshake (on for the SACK variants).
+    pub sack: bool,
+    /// Receiver: report duplicate segments with D-SACK blocks (RFC 2883).
+    pub dsack: bool,
 }
 
 /// Names accepted by [`EndpointConfig::for_variant`].
 pub const KNOWN_VARIANTS: &[&str] = &[
-    "tahoe", "reno", "newreno", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6",
+    "tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4",
+    "lite.5", "lite.6",
 ];
 
 impl EndpointConfig {
@@ -217,6 +232,14 @@ impl EndpointConfig {
             ),
             // `recovery` is not consulted for Vegas: the CC owns loss handling and the endpoint
             // installs `cc::VegasRecovery` (see `cc::recovery_for`). Reno is named for display.
+            // ns-2 Sack1 (seed 004 §2.3): Reno's window growth and halving, `bsd` timers like
+            // `reno` so the two differ only in loss recovery; SACK offered in the handshake.
+            "sack" => (bsd_cc, RecoveryKind::Sack1, TimerModel::Bsd),
+            "sack-rfc6675" => (
+                CcKind::Reno { extra_eighth: false, halve_flight: true },
+                RecoveryKind::Rfc6675,
+                TimerModel::Fine { granularity: MS, min_rto: SEC, initial_rto: SEC },
+            ),
             "vegas" => (CcKind::Vegas(VegasParams::default()), RecoveryKind::Reno, TimerModel::Bsd),
             "vegas-star" => (CcKind::Vegas(VegasParams { star: true, ..Default::default() }), RecoveryKind::Reno, TimerModel::Bsd),
             _ => {
@@ -226,6 +249,9 @@ impl EndpointConfig {
                 ))
             }
         };
+        let sack = matches!(recovery, RecoveryKind::Sack1 | RecoveryKind::Rfc6675);
+        // D-SACK (RFC 2883) from the modern variant's receiver; ns-2's Sack1 sink sends none.
+        let dsack = recovery == RecoveryKind::Rfc6675;
         let mut cfg = EndpointConfig {
             variant: VariantConfig { name: name.to_string(), cc, recovery },
             mss: 1460,
@@ -245,6 +271,9 @@ impl EndpointConfig {
             close_on_peer_fin: true,
             idle_restart: true,
             trace: false,
+            ecn: false,
+            sack,
+            dsack,
             lite: None,
         };
         if let Some(n) = lite_level {

@@ -16,7 +16,9 @@
 use crate::ack_policy::{AckState, Arrival};
 use crate::cc::{self, AckSample, CcVerdict, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::config::{EndpointConfig, TimerModel};
-use crate::recovery::{self, LossRecovery, RecoveryCtx, RecoveryOutcome};
+use crate::ecn::EcnState;
+use crate::recovery::{self, LossRecovery, RecoveryCtx, RecoveryOutcome, SackSend, SendGate};
+use crate::sack::SackReceiver;
 use crate::rto::RetransmitTimer;
 use crate::sendlog::SendLog;
 use crate::seq::unwrap;
@@ -57,6 +59,7 @@ macro_rules! recovery_ctx {
             snd_wnd: $ep.snd_wnd,
             dupacks: $ep.dupacks,
             dupack_threshold: $ep.cfg.dupack_threshold,
+            sack: &$ep.sack_in[..$ep.sack_in_n],
         }
     };
 }
@@ -142,6 +145,17 @@ pub struct Endpoint {
 
     stats: ConnStats,
     trace: Trace,
+
+    // ECN (RFC 3168) and SACK (RFC 2018) seams: state lives in `ecn.rs`, `sack.rs` and the
+    // SACK recovery modules; the endpoint only carries it between segments.
+    ecn: EcnState,
+    sack_ok: bool,
+    sack_rcv: SackReceiver,
+    /// The SACK blocks of the ACK being processed, unwrapped.
+    sack_in: [(u64, u64); 4],
+    sack_in_n: usize,
+    /// Sending under a pipe-governed recovery: the peer's window alone bounds new data.
+    gate_open: bool,
 }
 
 impl Endpoint {
@@ -213,6 +227,12 @@ impl Endpoint {
             tw_deadline: None,
             stats: ConnStats::default(),
             trace: Trace::default(),
+            ecn: EcnState::default(),
+            sack_ok: false,
+            sack_rcv: SackReceiver::default(),
+            sack_in: [(0, 0); 4],
+            sack_in_n: 0,
+            gate_open: false,
             cfg,
         }
     }
@@ -324,6 +344,18 @@ impl Endpoint {
     }
     pub fn in_recovery(&self) -> bool {
         self.rec.in_recovery()
+    }
+    /// A SACK recovery's pipe estimate in bytes (None outside SACK recovery).
+    pub fn pipe_bytes(&self) -> Option<i64> {
+        self.rec.pipe_bytes()
+    }
+    /// ECN negotiated in the handshake.
+    pub fn ecn_ok(&self) -> bool {
+        self.ecn.ok
+    }
+    /// SACK negotiated in the handshake.
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
     }
     /// The retransmission timer (estimator state) — for tests and diagnostics.
     pub fn rto_timer(&self) -> &RetransmitTimer {
@@ -501,6 +533,8 @@ impl Endpoint {
     fn take_syn_options(&mut self, seg: &Segment) {
         let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(DEFAULT_PEER_MSS);
         self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
+        self.ecn.on_syn(self.cfg.ecn, seg);
+        self.sack_ok = self.cfg.sack && seg.sack_ok;
         if self.cfg.window_scaling {
             if let Some(s) = seg.wscale {
                 self.snd_scale = s.min(14);
@@ -642,6 +676,8 @@ impl Endpoint {
             }
             return;
         }
+        self.ecn.on_segment(seg);
+        self.stats.ecn_ce_received = self.ecn.ce_received;
         // RFC 1323 ts_recent update (simplified PAWS-free rule of RFC 1323 §4.2.1).
         if let Some((tsval, _)) = seg.ts {
             if self.ts_ok && seg_seq <= self.rcv_nxt && seg_seq + seg.seq_len() as u64 >= self.rcv_nxt {
@@ -704,6 +740,11 @@ impl Endpoint {
             self.ack.ack_now = true;
             return false;
         }
+        self.take_sack_blocks(now, seg, ack);
+        let mut ecn_reduced = false;
+        if seg.flags.contains(Flags::ECE) && ack >= self.snd_una {
+            ecn_reduced = self.on_ecn_echo(now, ack);
+        }
         let old_wnd = self.snd_wnd;
         let old_una = self.snd_una;
         if ack <= self.snd_una {
@@ -723,7 +764,7 @@ impl Endpoint {
                 self.dupacks = 0;
             }
         } else {
-            let predicted = self.on_new_ack(now, seg, seg_seq, ack);
+            let predicted = self.on_new_ack(now, seg, seg_seq, ack, ecn_reduced);
             if self.state == TcpState::Closed {
                 return false;
             }
@@ -762,6 +803,9 @@ impl Endpoint {
         }
         let mut ctx = recovery_ctx!(self, now);
         let out = self.rec.on_dupack(&mut ctx);
+        if out.entered || out.fast_retransmit {
+            self.ecn.on_loss_reduction(self.snd_max);
+        }
         self.apply_recovery(now, out);
         self.note_cwnd();
     }
@@ -808,8 +852,54 @@ impl Endpoint {
         }
     }
 
+    /// Unwrap the ACK's SACK blocks into `sack_in`, count them and D-SACKs (RFC 2883 §4: the
+    /// first block lies below the cumulative ACK or inside the second block), trace them.
+    fn take_sack_blocks(&mut self, now: Nanos, seg: &Segment, ack: u64) {
+        self.sack_in_n = 0;
+        if !self.sack_ok || seg.sack.is_empty() {
+            return;
+        }
+        self.stats.sack_acks_received += 1;
+        for &(l, r) in seg.sack.as_slice() {
+            let (Some(a), Some(b)) = (unwrap(l, self.wire_snd(self.snd_una), self.snd_una), unwrap(r, self.wire_snd(self.snd_una), self.snd_una)) else { continue };
+            if b > a && b <= self.snd_max {
+                self.sack_in[self.sack_in_n] = (a, b);
+                self.sack_in_n += 1;
+            }
+        }
+        if self.sack_in_n > 0 {
+            let (a, b) = self.sack_in[0];
+            let inside_second = self.sack_in_n > 1 && self.sack_in[1].0 <= a && b <= self.sack_in[1].1;
+            if b <= ack || inside_second {
+                self.stats.dsacks_received += 1;
+            }
+        }
+        if self.cfg.trace {
+            for i in 0..self.sack_in_n {
+                let (a, b) = self.sack_in[i];
+                self.record(now, TraceKind::Sack, a, (b - a).min(u32::MAX as u64) as u32);
+            }
+        }
+    }
+
+    /// An ACK with ECE (RFC 3168 §6.1.2, ns-2 `TcpAgent::ecn`). Returns true if the window was
+    /// reduced.
+    fn on_ecn_echo(&mut self, now: Nanos, ack: u64) -> bool {
+        let reduce = self.ecn.on_ece(ack, self.snd_max, self.rec.in_recovery());
+        self.stats.ecn_ece_received = self.ecn.ece_acks;
+        if !reduce {
+            return false;
+        }
+        self.stats.ecn_reactions = self.ecn.reactions;
+        let flight = (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32;
+        self.w.ssthresh = self.cc.ssthresh(&self.w, flight, self.snd_wnd, LossEvent::Ecn);
+        self.w.cwnd = self.w.ssthresh;
+        self.record(now, TraceKind::EcnReduce, ack, 0);
+        true
+    }
+
     /// An ACK that advances snd_una. Returns true if Lite's header prediction took it.
-    fn on_new_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64, ack: u64) -> bool {
+    fn on_new_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64, ack: u64, ecn_reduced: bool) -> bool {
         // 4.4BSD-Lite header prediction of a pure ACK (crate::lite::predicts_pure_ack):
         // `ti_len == 0 && SEQ_GT(ti_ack, snd_una) && SEQ_LEQ(ti_ack, snd_max) && snd_cwnd >=
         // snd_wnd` [Lite.1: `&& t_dupacks < tcprexmtthresh`], seed 001 §3.1. The fast path takes
@@ -893,7 +983,7 @@ impl Endpoint {
             let view = sender_view!(self, now, self.dupacks);
             self.cc.on_ack_check(&mut self.w, &view)
         };
-        if out.allow_growth {
+        if out.allow_growth && !ecn_reduced {
             let sample = AckSample {
                 now,
                 bytes_acked: newly_data.min(u32::MAX as u64) as u32,
@@ -966,6 +1056,9 @@ impl Endpoint {
         let dto = self.delack_timeout();
         let rtt = self.hs_rtt;
         if seg_end <= self.rcv_nxt {
+            if self.sack_ok && self.cfg.dsack && len > 0 {
+                self.sack_rcv.on_duplicate(s, s + len);
+            }
             // Entirely old (tcp_input.c: duplicate data → ACK now).
             self.ack.on_data(now, Arrival::Unacceptable, seg.len, threshold, self.cfg.recv_buffer, rtt, dto);
             return;
@@ -998,10 +1091,20 @@ impl Endpoint {
                 self.reass.remove(0);
             }
             arrival = if had_hole { Arrival::FillsHole { advance: self.rcv_nxt - before } } else { Arrival::InOrder { len: len as u32 } };
+            if had_hole && self.sack_ok {
+                self.sack_rcv.on_advance(self.rcv_nxt);
+            }
         } else {
             self.stats.out_of_order_segments += 1;
             if len > 0 {
+                if self.sack_ok && self.cfg.dsack && self.reass.iter().any(|&(a, b)| a <= s && s + len <= b) {
+                    self.sack_rcv.on_duplicate(s, s + len);
+                }
                 self.reass_insert(s, s + len);
+                if self.sack_ok {
+                    let i = self.reass.partition_point(|r| r.1 < s);
+                    self.sack_rcv.on_out_of_order(self.reass[i]);
+                }
             }
             arrival = Arrival::OutOfOrder;
         }
@@ -1167,6 +1270,7 @@ impl Endpoint {
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
         self.pending_retx = None;
+        self.ecn.on_loss_reduction(self.snd_max);
         self.timer.restart(now);
         self.record(now, TraceKind::Timeout, self.snd_una, 0);
     }
@@ -1205,6 +1309,8 @@ impl Endpoint {
             ts: if self.ts_ok { Some((self.tsval(now), self.ts_recent)) } else { None },
             ce: false,
             ect: false,
+            sack_ok: false,
+            sack: Default::default(),
         }
     }
 
@@ -1234,7 +1340,7 @@ impl Endpoint {
                 let seg = Segment {
                     seq: self.iss,
                     ack: if synack { self.wire_rcv(self.rcv_nxt) } else { 0 },
-                    flags: if synack { Flags::SYN | Flags::ACK } else { Flags::SYN },
+                    flags: (if synack { Flags::SYN | Flags::ACK } else { Flags::SYN }) | EcnState::syn_flags(self.cfg.ecn, synack, self.ecn.ok),
                     wnd,
                     len: 0,
                     mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
@@ -1242,6 +1348,8 @@ impl Endpoint {
                     ts: if self.cfg.timestamps && (!synack || self.ts_ok) { Some((self.tsval(now), if synack { self.ts_recent } else { 0 })) } else { None },
                     ce: false,
                     ect: false,
+                    sack_ok: self.cfg.sack && (!synack || self.sack_ok),
+                    sack: Default::default(),
                 };
                 if self.snd_max == 0 {
                     self.timer.start_timing(now, 0);
@@ -1274,7 +1382,11 @@ impl Endpoint {
                 }
             }
         }
-        if let Some(seg) = self.try_send_data(now) {
+        if self.rec.governs_sending() {
+            if let Some(seg) = self.send_under_pipe(now) {
+                return Some(seg);
+            }
+        } else if let Some(seg) = self.try_send_data(now) {
             return Some(seg);
         }
         if self.ack.ack_now {
@@ -1283,8 +1395,47 @@ impl Endpoint {
         None
     }
 
+    /// SACK recovery: the recovery module picks a hole to retransmit or lets new data go
+    /// (Fall & Floyd 1996 §3; RFC 6675 §5 `NextSeg`).
+    fn send_under_pipe(&mut self, now: Nanos) -> Option<Segment> {
+        let g = SendGate {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            cwnd: self.w.cwnd,
+            mss: self.eff_mss,
+            snd_wnd: self.snd_wnd,
+            send_limit: self.send_limit(),
+        };
+        match self.rec.next_send(&g) {
+            SackSend::Retransmit { seq, len } => {
+                let limit = self.send_limit();
+                let len = (len as u64).min(limit.saturating_sub(seq)) as u32;
+                let fin = self.fin_abs() == Some(seq + len as u64) && self.fin_seq.is_some();
+                if len > 0 || fin {
+                    return Some(self.emit(now, seq, len, fin, true));
+                }
+                None
+            }
+            SackSend::NewData => {
+                self.gate_open = true;
+                let seg = self.try_send_data(now);
+                self.gate_open = false;
+                seg
+            }
+            SackSend::Blocked => None,
+        }
+    }
+
     fn pure_ack(&mut self, now: Nanos) -> Segment {
-        let seg = self.base_segment(now, self.snd_max);
+        let mut seg = self.base_segment(now, self.snd_max);
+        if self.sack_ok && self.sack_rcv.has_blocks() {
+            // RFC 2018 §3: 4 blocks fit the 40 option bytes, 3 beside timestamps.
+            let max = if self.ts_ok { 3 } else { 4 };
+            let irs = self.irs;
+            seg.sack = self.sack_rcv.blocks(max, |x| irs.wrapping_add(x as u32));
+        }
+        self.ecn.decorate(&mut seg, false);
         self.stats.acks_sent += 1;
         self.after_send(now, &seg);
         if self.cfg.trace {
@@ -1298,7 +1449,7 @@ impl Endpoint {
     fn try_send_data(&mut self, now: Nanos) -> Option<Segment> {
         let limit = self.send_limit();
         let fin_abs = self.fin_abs();
-        let win = self.w.cwnd.min(self.snd_wnd) as u64;
+        let win = if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 };
         let off = self.snd_nxt - self.snd_una;
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
@@ -1381,6 +1532,10 @@ impl Endpoint {
                 TcpState::CloseWait => self.state = TcpState::LastAck,
                 _ => {}
             }
+        }
+        self.ecn.decorate(&mut seg, len > 0 && !is_retx);
+        if len > 0 {
+            self.rec.on_transmit(s, len, is_retx);
         }
         if !single || s <= self.snd_nxt {
             self.snd_nxt = self.snd_nxt.max(end);

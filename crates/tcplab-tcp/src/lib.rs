@@ -28,10 +28,12 @@
 pub mod ack_policy;
 pub mod cc;
 pub mod config;
+pub mod ecn;
 mod endpoint;
 pub mod lite;
 pub mod recovery;
 pub mod rto;
+pub mod sack;
 pub mod sendlog;
 mod segment;
 pub mod seq;
@@ -40,7 +42,7 @@ mod trace;
 
 pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig, VegasParams};
 pub use endpoint::{Endpoint, TcpState};
-pub use segment::{Flags, Segment};
+pub use segment::{Flags, SackBlocks, Segment};
 pub use stats::ConnStats;
 pub use trace::{CamTrace, Trace, TraceKind};
 

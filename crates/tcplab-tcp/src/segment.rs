@@ -67,15 +67,53 @@ pub struct Segment {
     pub wscale: Option<u8>,
     /// Timestamps option (TSval, TSecr), RFC 1323.
     pub ts: Option<(u32, u32)>,
-    /// IP CE codepoint set by a queue (for ECN, later).
+    /// IP CE codepoint set by a queue (RFC 3168; the host copies it from the packet).
     pub ce: bool,
-    /// IP ECT codepoint set by the sender (for ECN, later).
+    /// IP ECT codepoint set by the sender (RFC 3168 §6.1.2).
     pub ect: bool,
+    /// SACK-permitted option (SYN segments only, RFC 2018 §2).
+    pub sack_ok: bool,
+    /// SACK blocks (RFC 2018 §3), most recent first.
+    pub sack: SackBlocks,
+}
+
+/// Up to four SACK blocks `[left, right)` in wire sequence numbers (RFC 2018 §3: at most 4
+/// fit the 40 option bytes, 3 beside timestamps). Fixed-size so segments stay `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub n: u8,
+    pub b: [(u32, u32); 4],
+}
+
+impl SackBlocks {
+    #[inline]
+    pub fn as_slice(&self) -> &[(u32, u32)] {
+        &self.b[..self.n as usize]
+    }
+    pub fn push(&mut self, left: u32, right: u32) {
+        if (self.n as usize) < self.b.len() {
+            self.b[self.n as usize] = (left, right);
+            self.n += 1;
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// Option bytes as Linux/BSD lay them out: 2 NOP + kind + length + 8 per block.
+    #[inline]
+    pub fn option_bytes(&self) -> u32 {
+        if self.n == 0 {
+            0
+        } else {
+            4 + 8 * self.n as u32
+        }
+    }
 }
 
 impl Segment {
     /// IP (20) + TCP (20) header bytes plus options, padded to 4 bytes as BSD sends them:
-    /// MSS 4, window scale 4 (NOP + 3), timestamps 12 (2 NOP + 10).
+    /// MSS 4, window scale 4 (NOP + 3), timestamps 12 (2 NOP + 10), SACK-permitted 4 (2 NOP + 2),
+    /// SACK 4 + 8 per block (2 NOP + 2 + 8n).
     #[inline]
     pub fn header_bytes(&self) -> u32 {
         let mut h = 40;
@@ -88,7 +126,10 @@ impl Segment {
         if self.ts.is_some() {
             h += 12;
         }
-        h
+        if self.sack_ok {
+            h += 4; // 2 NOP + SACK-permitted (kind 4, length 2)
+        }
+        h + self.sack.option_bytes()
     }
     /// Bytes on the wire at the IP layer: headers + payload.
     #[inline]

@@ -50,4 +50,13 @@ pub struct ConnStats {
     /// Smallest fine RTT sample (ns): the minimum of all measured round-trip times, which is
     /// Vegas' BaseRTT (seed 000 §4.3) whenever no retransmission spoiled a sample.
     pub min_rtt: Option<Nanos>,
+    /// ECN: CE-marked data segments received (receiver side).
+    pub ecn_ce_received: u64,
+    /// ECN: ACKs with ECE received (sender side).
+    pub ecn_ece_received: u64,
+    /// ECN: window reductions in response to ECE (at most one per window).
+    pub ecn_reactions: u64,
+    /// SACK: ACKs carrying SACK blocks received, and D-SACK blocks among them (RFC 2883).
+    pub sack_acks_received: u64,
+    pub dsacks_received: u64,
 }

@@ -925,7 +925,7 @@ fn integrity_every_variant_and_ack_policy_over_loss() {
     let policies = [AckPolicy::EveryPacket, AckPolicy::BsdDelayed, AckPolicy::TahoeReceiver, AckPolicy::Lbl];
     let bytes = 300_000 + 123;
     let mut runs = 0;
-    for variant in ["tahoe", "reno", "newreno"] {
+    for variant in ["tahoe", "reno", "newreno", "sack", "sack-rfc6675"] {
         for (pi, policy) in policies.iter().enumerate() {
             for (li, loss) in [0.0, 0.01, 0.05, 0.10].into_iter().enumerate() {
                 for ts in [false, true] {
@@ -948,7 +948,7 @@ fn integrity_every_variant_and_ack_policy_over_loss() {
             }
         }
     }
-    assert_eq!(runs, 96);
+    assert_eq!(runs, 160);
 }
 
 #[test]
@@ -1074,3 +1074,6 @@ fn slow_start_restart_after_idle_fine() {
     assert_eq!(restarts, 1);
     assert_eq!(out, vec![(3000, 1000)]);
 }
+
+#[path = "tests_sack_ecn.rs"]
+mod sack_ecn;

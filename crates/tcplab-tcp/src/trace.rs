@@ -22,10 +22,14 @@ pub enum TraceKind {
     AckSent = 10,
     /// Reserved for Vegas' congestion-avoidance decisions (details in [`CamTrace`]).
     Cam = 11,
+    /// A SACK block received by the sender (`seq` = left edge, `len` = its length).
+    Sack = 12,
+    /// The sender reduced its window for an ECN echo.
+    EcnReduce = 13,
 }
 
 impl TraceKind {
-    pub const ALL: [TraceKind; 12] = [
+    pub const ALL: [TraceKind; 14] = [
         TraceKind::Send,
         TraceKind::Retransmit,
         TraceKind::Ack,
@@ -38,6 +42,8 @@ impl TraceKind {
         TraceKind::Recv,
         TraceKind::AckSent,
         TraceKind::Cam,
+        TraceKind::Sack,
+        TraceKind::EcnReduce,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -53,6 +59,8 @@ impl TraceKind {
             TraceKind::Recv => "recv",
             TraceKind::AckSent => "ack_sent",
             TraceKind::Cam => "cam",
+            TraceKind::Sack => "sack",
+            TraceKind::EcnReduce => "ecn_reduce",
         }
     }
     pub fn from_u8(v: u8) -> Option<TraceKind> {

@@ -13,7 +13,9 @@ use crate::engine::{RngStreams, SimTime};
 use crate::net::link::{Link, LinkParams};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
+use crate::net::link::{DropScript, ScriptedDrop};
 use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
+use crate::net::red::{AredParams, Red, RedParams};
 use crate::net::routing::next_hops;
 use crate::scenario::units::QueueSize;
 use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, TrafficKind, UdpPattern};
@@ -44,17 +46,101 @@ fn prob(ctx: &Ctx, field: String, p: Option<f64>) -> Result<f64, ScenarioError> 
     Ok(p)
 }
 
-fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bps: u64, rng: crate::engine::StreamRng) -> Result<Box<dyn QueueDisc>, ScenarioError> {
     let Some(q) = q else { return Ok(Box::new(DropTail::new(QueueLimit::Packets(DEFAULT_QUEUE_PKTS), false))) };
-    match q.kind.as_str() {
-        "droptail" => {}
-        other => return Err(ctx.err(format!("{field}.kind"), format!("unknown queue discipline {other:?}; known: droptail"))),
-    }
     let limit = match q.limit.0 {
         QueueSize::Packets(n) => QueueLimit::Packets(n),
         QueueSize::Bytes(b) => QueueLimit::Bytes(b),
     };
-    Ok(Box::new(DropTail::new(limit, q.count_in_service)))
+    let red_fields: [(&str, bool); 11] = [
+        ("min_th", q.min_th.is_some()),
+        ("max_th", q.max_th.is_some()),
+        ("w_q", q.w_q.is_some()),
+        ("max_p", q.max_p.is_some()),
+        ("gentle", q.gentle.is_some()),
+        ("wait", q.wait.is_some()),
+        ("byte_mode", q.byte_mode.is_some()),
+        ("mean_pktsize", q.mean_pktsize.is_some()),
+        ("ecn", q.ecn.is_some()),
+        ("target_delay", q.target_delay.is_some()),
+        ("interval", q.interval.is_some()),
+    ];
+    match q.kind.as_str() {
+        "droptail" => {
+            if let Some((k, _)) = red_fields.iter().find(|f| f.1) {
+                return Err(ctx.err(format!("{field}.{k}"), format!("{k} is a RED parameter; droptail takes limit and count_in_service (use kind = \"red\")")));
+            }
+            Ok(Box::new(DropTail::new(limit, q.count_in_service)))
+        }
+        "red" | "ared" => {
+            if q.count_in_service {
+                return Err(ctx.err(format!("{field}.count_in_service"), "RED counts waiting packets only (as ns-2); count_in_service applies to droptail"));
+            }
+            let ared = q.kind == "ared";
+            if !ared {
+                for (k, set) in &red_fields[9..] {
+                    if *set {
+                        return Err(ctx.err(format!("{field}.{k}"), format!("{k} is an Adaptive RED parameter (kind = \"ared\")")));
+                    }
+                }
+            }
+            let mean = match q.mean_pktsize {
+                Some(s) if s.0 == 0 || s.0 > u32::MAX as u64 => return Err(ctx.err(format!("{field}.mean_pktsize"), "must be a positive size")),
+                Some(s) => s.0 as u32,
+                None => 500,
+            };
+            let mut p = if ared {
+                let mut a = AredParams::default();
+                if let Some(d) = q.target_delay {
+                    if d.0 .0 == 0 {
+                        return Err(ctx.err(format!("{field}.target_delay"), "must be positive"));
+                    }
+                    a.target_delay = d.0;
+                }
+                if let Some(d) = q.interval {
+                    if d.0 .0 == 0 {
+                        return Err(ctx.err(format!("{field}.interval"), "must be positive"));
+                    }
+                    a.interval = d.0;
+                }
+                RedParams::ared(limit, rate_bps, mean, a)
+            } else {
+                let mut p = RedParams::ns2(limit, rate_bps);
+                p.mean_pktsize = mean;
+                p
+            };
+            if let Some(v) = q.min_th {
+                p.min_th = v;
+                if ared && q.max_th.is_none() {
+                    p.max_th = 3.0 * v;
+                }
+            }
+            if let Some(v) = q.max_th {
+                p.max_th = v;
+            }
+            if let Some(v) = q.w_q {
+                p.w_q = v;
+            }
+            if let Some(v) = q.max_p {
+                p.max_p = v;
+            }
+            if let Some(v) = q.gentle {
+                p.gentle = v;
+            }
+            if let Some(v) = q.wait {
+                p.wait = v;
+            }
+            if let Some(v) = q.byte_mode {
+                p.byte_mode = v;
+            }
+            if let Some(v) = q.ecn {
+                p.ecn = v;
+            }
+            p.validate().map_err(|(k, m)| ctx.err(format!("{field}.{k}"), m))?;
+            Ok(Box::new(Red::new(p, rng)))
+        }
+        other => Err(ctx.err(format!("{field}.kind"), format!("unknown queue discipline {other:?}; known: droptail, red, ared"))),
+    }
 }
 
 /// Validate and build. `text` is the (overridden) TOML text, used to find lines for errors.
@@ -118,6 +204,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
 
     // Links: two directions each.
     let mut links: Vec<Link> = Vec::new();
+    let mut drop_cfgs = Vec::new();
     let mut names = HashMap::new();
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format!("links[{i}].a"), &l.a)?;
@@ -149,13 +236,13 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             if params.mtu_bytes == 0 {
                 return Err(ctx.err(f("mtu"), "mtu must be positive"));
             }
-            let queue = make_queue(&ctx, f("queue"), ov.queue.as_ref().or(l.queue.as_ref()))?;
+            let idx = links.len() as u64;
+            let queue = make_queue(&ctx, f("queue"), ov.queue.as_ref().or(l.queue.as_ref()), params.rate_bps, rngs.stream("red", idx))?;
             let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
             if names.insert(name.clone(), i).is_some() {
                 return Err(ctx.err(format!("links[{i}]"), format!("a second link joins {} and {}; parallel links are not supported", l.a, l.b)));
             }
             let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
-            let idx = links.len() as u64;
             links.push(Link {
                 name,
                 from,
@@ -166,7 +253,9 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 pipe: Default::default(),
                 monitor: LinkMonitor::new(interval, trace),
                 rng: rngs.stream("link-loss", idx),
+                script: DropScript::default(),
             });
+            drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }
     }
     for (i, t) in sc.run.trace.links.iter().enumerate() {
@@ -330,6 +419,27 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         ));
     }
 
+    // Scripted drops name TCP flows: resolve them now that the flows exist.
+    for (li, (i, dir, cfg, own)) in drop_cfgs.into_iter().enumerate() {
+        let Some(cfg) = cfg else { continue };
+        let base = if own { format!("links[{i}].{dir}.drop") } else { format!("links[{i}].drop") };
+        for (k, d) in cfg.packets.iter().enumerate() {
+            let Some(c) = tcp.iter().position(|c: &TcpConn| c.name == d.flow) else {
+                let known: Vec<&str> = tcp.iter().map(|c| c.name.as_str()).collect();
+                return Err(ctx.err(format!("{base}.packets[{k}].flow"), format!("no TCP flow named {:?} (flows: {})", d.flow, known.join(", "))));
+            };
+            if d.seq >= u32::MAX as u64 {
+                return Err(ctx.err(format!("{base}.packets[{k}].seq"), "sequence offsets must be below 2^32 - 1"));
+            }
+            let occurrence = d.occurrence.unwrap_or(1);
+            if occurrence == 0 {
+                return Err(ctx.err(format!("{base}.packets[{k}].occurrence"), "1 is the first transmission; 0 is not allowed"));
+            }
+            // The sender's ISS is 0 (see the TCP loop above) and the SYN takes sequence 0: data offset x is wire x + 1.
+            links[li].script.entries.push(ScriptedDrop { conn: c as u32, wire_seq: (d.seq as u32).wrapping_add(1), occurrence, seen: 0 });
+        }
+    }
+
     let traffic = build_traffic(&ctx, sc, &rngs, &node, &route, &nodes, &links, &mut flow_names)?;
 
     let name = sc.name.clone().unwrap_or_else(|| {
@@ -412,6 +522,9 @@ fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut En
     }
     if let Some(tw) = t.time_wait {
         cfg.time_wait = tw.0 .0;
+    }
+    if let Some(e) = t.ecn {
+        cfg.ecn = e;
     }
     // Variant parameters (e.g. Vegas alpha/beta/gamma); unknown keys name `tcp[i].params.KEY`.
     for (k, v) in &t.params {

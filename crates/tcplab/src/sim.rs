@@ -10,8 +10,8 @@ use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
-use crate::net::packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
-use crate::net::queue::Arrival;
+use crate::net::packet::{DropReason, Ecn, Packet, PacketId, PacketKind, PacketPool};
+use crate::net::queue::{Admit, Arrival};
 use crate::tcpglue::TcpConn;
 
 /// Events are small `Copy` values; each component keeps at most a couple pending.
@@ -70,7 +70,7 @@ pub struct Simulation {
     pub end: SimTime,
     pub stop_when_done: bool,
     pub conservation: Conservation,
-    pub node_drops: [u64; 6],
+    pub node_drops: [u64; DropReason::COUNT],
     /// Scratch buffer for UDP bursts (reused: no allocation per event).
     scratch: Vec<u32>,
     pub(crate) link_index: HashMap<String, u32>,
@@ -112,7 +112,7 @@ impl Simulation {
             end,
             stop_when_done,
             conservation: Conservation::default(),
-            node_drops: [0; 6],
+            node_drops: [0; DropReason::COUNT],
             scratch: Vec::with_capacity(64),
             link_index,
             finished_at: None,
@@ -250,7 +250,15 @@ impl Simulation {
             self.pool.free(id);
             return;
         }
-        if link.busy.is_none() && link.queue.len_pkts() == 0 {
+        if !link.script.is_empty() && link.script.hit(self.pool.get(id)) {
+            link.monitor.trace(now, 0, size, None);
+            link.monitor.on_drop(now, size, DropReason::Scripted);
+            self.conservation.dropped += 1;
+            self.pool.free(id);
+            return;
+        }
+        let aqm = link.queue.sees_every_arrival();
+        if !aqm && link.busy.is_none() && link.queue.len_pkts() == 0 {
             // Straight onto the wire.
             link.monitor.on_depart();
             link.busy = Some((id, size));
@@ -261,12 +269,26 @@ impl Simulation {
             self.events.schedule(t, Event::TxDone(l));
             return;
         }
-        let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1) };
-        match link.queue.enqueue(now, a) {
-            Ok(()) => {
+        let ect = self.pool.get(id).ecn != Ecn::NotEct;
+        let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ect };
+        let verdict = link.queue.enqueue(now, a);
+        if let Some(avg) = link.queue.average_pkts() {
+            link.monitor.on_aqm_avg(now, avg);
+        }
+        match verdict {
+            Ok(admit) => {
+                if admit == Admit::QueuedMarkCe && ect {
+                    link.monitor.ecn_marks += 1;
+                    self.pool.get_mut(id).ecn = Ecn::Ce;
+                }
+                let link = &mut self.links[l as usize];
                 let q = link.queue.len_pkts() as u32;
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
                 link.monitor.trace(now, 0, size, None);
+                if link.busy.is_none() {
+                    // An AQM queue saw the arrival at an idle link: it leaves at once.
+                    self.start_next(now, l);
+                }
             }
             Err(reason) => {
                 link.monitor.trace(now, 0, size, None);
@@ -274,6 +296,22 @@ impl Simulation {
                 self.conservation.dropped += 1;
                 self.pool.free(id);
             }
+        }
+    }
+
+    /// Begin transmitting the next queued packet of idle link `l`, if any.
+    fn start_next(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.links[l as usize];
+        if let Some((next, nsize)) = link.queue.dequeue(now) {
+            link.busy = Some((next, nsize));
+            link.monitor.on_depart();
+            let q = link.queue.len_pkts() as u32;
+            link.monitor.on_queue_change(now, q, true);
+            link.monitor.trace(now, 1, nsize, None);
+            let t = now + link.tx_time(nsize);
+            self.events.schedule(t, Event::TxDone(l));
+        } else {
+            link.monitor.on_queue_change(now, 0, false);
         }
     }
 
@@ -299,18 +337,7 @@ impl Simulation {
             }
         }
         // Next packet.
-        let link = &mut self.links[l as usize];
-        if let Some((next, nsize)) = link.queue.dequeue(now) {
-            link.busy = Some((next, nsize));
-            link.monitor.on_depart();
-            let q = link.queue.len_pkts() as u32;
-            link.monitor.on_queue_change(now, q, true);
-            link.monitor.trace(now, 1, nsize, None);
-            let t = now + link.tx_time(nsize);
-            self.events.schedule(t, Event::TxDone(l));
-        } else {
-            link.monitor.on_queue_change(now, 0, false);
-        }
+        self.start_next(now, l);
     }
 
     fn arrive(&mut self, now: SimTime, l: u32) {
@@ -369,7 +396,9 @@ impl Simulation {
                 s.rcvd_bytes += p.size as u64;
                 s.delay_sum_ns += (now.0 - p.created) as u128;
             }
-            PacketKind::Tcp { conn, gen, to_receiver, seg } => {
+            PacketKind::Tcp { conn, gen, to_receiver, mut seg } => {
+                // The IP layer hands the CE codepoint up with the segment (RFC 3168 §6.1.3).
+                seg.ce = p.ecn == Ecn::Ce;
                 crate::tcpglue::on_segment(self, now, conn, gen, to_receiver, &seg);
             }
         }
@@ -385,7 +414,7 @@ impl Simulation {
             src.seq += 1;
             src.sent_pkts += 1;
             src.sent_bytes += size as u64;
-            let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, created: now.0, kind: PacketKind::Udp { source: s, seq } };
+            let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn: Ecn::NotEct, created: now.0, kind: PacketKind::Udp { source: s, seq } };
             self.send_packet(now, p);
         }
         self.scratch = sizes;

@@ -33,6 +33,10 @@ pub struct LinkSummary {
     pub queue_discipline: &'static str,
     pub queue_limit_pkts: Option<u32>,
     pub queue_limit_bytes: Option<u64>,
+    /// Packets CE-marked by this queue (ECN, RFC 3168).
+    pub ecn_marks: u64,
+    /// RED/ARED: the queue's average (packets) and max_p at the end of the run.
+    pub aqm_avg_pkts: Option<f64>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -68,6 +72,15 @@ pub struct FlowSummary {
     pub min_rtt_s: Option<f64>,
     pub bytes_delivered: u64,
     pub completed: bool,
+    /// ECN negotiated; CE marks the receiver saw; ECE ACKs and window reductions at the sender.
+    pub ecn: bool,
+    pub ecn_ce_received: u64,
+    pub ecn_ece_received: u64,
+    pub ecn_reactions: u64,
+    /// SACK negotiated; ACKs with SACK blocks and D-SACKs the sender received.
+    pub sack: bool,
+    pub sack_acks_received: u64,
+    pub dsacks_received: u64,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -150,7 +163,7 @@ pub struct Summary {
     pub node_drops_by_reason: BTreeMap<&'static str, u64>,
 }
 
-fn reasons(counts: &[u64; 6]) -> BTreeMap<&'static str, u64> {
+fn reasons(counts: &[u64; DropReason::COUNT]) -> BTreeMap<&'static str, u64> {
     DropReason::ALL.iter().map(|r| (r.name(), counts[r.index()])).collect()
 }
 
@@ -190,6 +203,8 @@ impl Summary {
                         Some(QueueLimit::Bytes(b)) => Some(b),
                         _ => None,
                     },
+                    ecn_marks: m.ecn_marks,
+                    aqm_avg_pkts: l.queue.average_pkts(),
                 }
             })
             .collect();
@@ -239,6 +254,13 @@ impl Summary {
                     min_rtt_s: st.min_rtt.map(|r| r as f64 / 1e9),
                     bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
                     completed: st.completion_time.is_some(),
+                    ecn: c.ep[0].ecn_ok(),
+                    ecn_ce_received: c.ep[1].stats().ecn_ce_received,
+                    ecn_ece_received: st.ecn_ece_received,
+                    ecn_reactions: st.ecn_reactions,
+                    sack: c.ep[0].sack_ok(),
+                    sack_acks_received: st.sack_acks_received,
+                    dsacks_received: st.dsacks_received,
                 }
             })
             .collect();

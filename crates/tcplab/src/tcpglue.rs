@@ -24,7 +24,7 @@ use tcplab_tcp::{Endpoint, Segment, TimerModel};
 use crate::apps::conversation::ConvApp;
 use crate::apps::traffic::SourceKind;
 use crate::engine::{SimTime, Timer};
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{Ecn, Packet, PacketKind};
 use crate::sim::{Event, Simulation};
 
 pub struct TcpConn {
@@ -261,6 +261,7 @@ fn flush(sim: &mut Simulation, now: SimTime, c: u32, side: u8) {
             size: seg.wire_bytes(),
             ttl: 64,
             corrupted: false,
+            ecn: if seg.ect { Ecn::Ect } else { Ecn::NotEct },
             created: now.0,
             kind: PacketKind::Tcp { conn: c, gen: conn.gen, to_receiver: side == 0, seg },
         };

@@ -78,7 +78,7 @@ fn random_scenario(rng: &mut Pcg64Mcg) -> String {
 #[test]
 fn packets_are_conserved_on_random_networks() {
     let mut rng = Pcg64Mcg::seed_from_u64(2024);
-    let mut total_drops_by_reason = [0u64; 6];
+    let mut total_drops_by_reason = [0u64; tcplab::net::DropReason::COUNT];
     for case in 0..60 {
         let text = random_scenario(&mut rng);
         let r = common::run(&text, case);

@@ -51,7 +51,7 @@ mss = "1000B"
 #[test]
 fn every_variant_delivers_every_byte_in_order() {
     let mut seed = 100;
-    for variant in ["tahoe", "reno", "newreno"] {
+    for variant in ["tahoe", "reno", "newreno", "sack", "sack-rfc6675"] {
         for ack in ["every", "bsd-delayed", "tahoe", "lbl"] {
             for loss in [0.0, 0.01, 0.05, 0.1] {
                 seed += 1;

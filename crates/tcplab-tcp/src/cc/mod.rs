@@ -70,6 +70,8 @@ pub enum LossEvent {
     Timeout,
     /// A retransmission decided by the CC itself (Vegas).
     CcRetransmit,
+    /// An ECN echo (RFC 3168 §6.1.2).
+    Ecn,
 }
 
 /// What a CC may ask the endpoint to do.

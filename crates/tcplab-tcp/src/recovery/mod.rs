@@ -8,15 +8,23 @@
 //! change cwnd/ssthresh (ssthresh obtained from [`CongestionControl::ssthresh`]) and return a
 //! [`RecoveryOutcome`] telling the endpoint what to (re)send.
 //!
-//! Designed so SACK (Fall & Floyd's pipe/scoreboard) fits: the outcome can name an arbitrary
-//! sequence to retransmit, and a future `SackRecovery` can keep its own scoreboard fed from a
-//! `sack` field added to [`RecoveryCtx`].
+//! SACK senders ([`Sack1Recovery`], [`Rfc6675Recovery`]) keep their scoreboard fed from
+//! [`RecoveryCtx::sack`] (the ACK's blocks, unwrapped), and while in recovery they take over the
+//! decision of what to send: the endpoint asks [`LossRecovery::next_send`] before each
+//! transmission instead of applying the usual cwnd − flight rule ("use of the pipe variable
+//! decouples the decision of when to send a packet from the decision of which packet to send",
+//! Fall & Floyd 1996 §3), and reports every transmission to [`LossRecovery::on_transmit`].
 
 mod newreno;
 mod reno;
+mod rfc6675;
+mod sack1;
+pub mod scoreboard;
 mod tahoe;
 pub use newreno::NewRenoRecovery;
 pub use reno::{DeflateTest, RenoRecovery};
+pub use rfc6675::Rfc6675Recovery;
+pub use sack1::Sack1Recovery;
 pub use tahoe::TahoeRecovery;
 
 use crate::cc::{CcWindow, CongestionControl, LossEvent};
@@ -35,6 +43,9 @@ pub struct RecoveryCtx<'a> {
     /// Duplicate ACKs counted so far (including this one, for `on_dupack`).
     pub dupacks: u32,
     pub dupack_threshold: u32,
+    /// SACK blocks of the ACK being processed (64-bit offsets, most recent first); empty
+    /// without SACK.
+    pub sack: &'a [(u64, u64)],
 }
 
 impl RecoveryCtx<'_> {
@@ -66,6 +77,30 @@ pub struct RecoveryOutcome {
     pub allow_growth: bool,
 }
 
+/// What a pipe-governed (SACK) recovery lets the sender do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackSend {
+    /// Retransmit `len` bytes at `seq`.
+    Retransmit { seq: u64, len: u32 },
+    /// Send new data from snd_nxt (within the peer's window).
+    NewData,
+    /// Nothing now (pipe ≥ cwnd, or nothing eligible).
+    Blocked,
+}
+
+/// The sender state a pipe-governed recovery decides on.
+#[derive(Clone, Copy, Debug)]
+pub struct SendGate {
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub cwnd: u32,
+    pub mss: u32,
+    pub snd_wnd: u32,
+    /// One past the last byte the application has given us.
+    pub send_limit: u64,
+}
+
 pub trait LossRecovery: std::fmt::Debug + Send {
     fn name(&self) -> &'static str;
     /// A duplicate ACK (ctx.dupacks already incremented).
@@ -75,6 +110,20 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     /// The retransmission timer expired (cwnd/ssthresh already reset by the endpoint).
     fn on_timeout(&mut self, ctx: &mut RecoveryCtx<'_>);
     fn in_recovery(&self) -> bool;
+    /// True while this module, not the cwnd − flight rule, decides what to send.
+    fn governs_sending(&self) -> bool {
+        false
+    }
+    /// Asked before each transmission while [`LossRecovery::governs_sending`].
+    fn next_send(&mut self, _g: &SendGate) -> SackSend {
+        SackSend::Blocked
+    }
+    /// Every data transmission (`seq` 64-bit offset), new or retransmitted.
+    fn on_transmit(&mut self, _seq: u64, _len: u32, _retransmit: bool) {}
+    /// The pipe estimate in bytes after the last transmission (SACK recoveries, in recovery).
+    fn pipe_bytes(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// The recovery module of a Lite variant: Reno with BSD's deflation test (seed 001 §3.6).
@@ -88,5 +137,7 @@ pub fn build(kind: crate::config::RecoveryKind) -> Box<dyn LossRecovery> {
         crate::config::RecoveryKind::Tahoe => Box::new(TahoeRecovery),
         crate::config::RecoveryKind::Reno => Box::new(RenoRecovery::default()),
         crate::config::RecoveryKind::NewReno => Box::new(NewRenoRecovery::default()),
+        crate::config::RecoveryKind::Sack1 => Box::new(Sack1Recovery::default()),
+        crate::config::RecoveryKind::Rfc6675 => Box::new(Rfc6675Recovery::default()),
     }
 }

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use super::monitor::LinkMonitor;
 use super::node::NodeId;
-use super::packet::PacketId;
+use super::packet::{Packet, PacketId, PacketKind};
 use super::queue::QueueDisc;
 use crate::engine::{SimTime, StreamRng};
 
@@ -42,6 +42,53 @@ pub struct Link {
     pub pipe: VecDeque<(SimTime, PacketId)>,
     pub monitor: LinkMonitor,
     pub rng: StreamRng,
+    /// Scripted drops (`drop = { packets = [...] }`), checked as packets arrive at the queue.
+    pub script: DropScript,
+}
+
+/// One scripted drop: the `occurrence`-th transmission (1 = the first) of the data segment of
+/// TCP connection `conn` whose first byte has wire sequence number `wire_seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScriptedDrop {
+    pub conn: u32,
+    pub wire_seq: u32,
+    pub occurrence: u32,
+    pub seen: u32,
+}
+
+/// A link's drop list. Entries are removed once they have dropped their packet, so an empty
+/// script costs one branch per arrival.
+#[derive(Clone, Debug, Default)]
+pub struct DropScript {
+    pub entries: Vec<ScriptedDrop>,
+    pub dropped: u64,
+}
+
+impl DropScript {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether `p` is to be dropped now (consumes the matching entry).
+    pub fn hit(&mut self, p: &Packet) -> bool {
+        let PacketKind::Tcp { conn, to_receiver: true, seg, .. } = &p.kind else { return false };
+        if seg.len == 0 {
+            return false;
+        }
+        for i in 0..self.entries.len() {
+            let e = &mut self.entries[i];
+            if e.conn == *conn && e.wire_seq == seg.seq {
+                e.seen += 1;
+                if e.seen == e.occurrence {
+                    self.entries.remove(i);
+                    self.dropped += 1;
+                    return true;
+                }
+            }
+        }
+        false
+    }
 }
 
 impl Link {

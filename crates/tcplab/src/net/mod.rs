@@ -7,10 +7,12 @@ pub mod monitor;
 pub mod node;
 pub mod packet;
 pub mod queue;
+pub mod red;
 pub mod routing;
 
 pub use link::{Link, LinkId, LinkParams};
 pub use monitor::{LinkMonitor, IntervalStats};
 pub use node::{Node, NodeId, NodeKind, ProcessingDelay};
 pub use packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
-pub use queue::{DropTail, QueueDisc, QueueLimit};
+pub use queue::{Admit, DropTail, QueueDisc, QueueLimit};
+pub use red::{Red, RedParams};

@@ -16,6 +16,8 @@ pub struct IntervalStats {
     pub avg_pkts: f64,
     /// Bytes that finished transmission in the interval (utilization per bucket, 000 Fig 2.5).
     pub bytes_out: u64,
+    /// An active queue manager's own average (RED's `avg`) at the end of the interval.
+    pub aqm_avg_pkts: Option<f64>,
 }
 
 /// Recorded only for traced links: one row per arrival, departure and drop.
@@ -40,7 +42,7 @@ pub struct LinkMonitor {
     /// Finished transmission and left onto the wire (delivered or lost/corrupted on the wire).
     pub forwarded_pkts: u64,
     pub forwarded_bytes: u64,
-    pub drops: [u64; 6],
+    pub drops: [u64; DropReason::COUNT],
     pub drop_times: Vec<(SimTime, DropReason)>,
     pub busy_ns: u64,
     // Queue length (waiting packets) and system occupancy (waiting + in service), time-weighted.
@@ -59,6 +61,10 @@ pub struct LinkMonitor {
     cur_bytes: u64,
     pub intervals: Vec<IntervalStats>,
     pub trace: Option<LinkTrace>,
+    /// Packets whose ECN codepoint this link's queue set to CE.
+    pub ecn_marks: u64,
+    /// Latest average reported by an AQM queue (RED), recorded per interval.
+    pub aqm_avg: Option<f64>,
 }
 
 impl LinkMonitor {
@@ -69,7 +75,7 @@ impl LinkMonitor {
             departed_pkts: 0,
             forwarded_pkts: 0,
             forwarded_bytes: 0,
-            drops: [0; 6],
+            drops: [0; DropReason::COUNT],
             drop_times: Vec::new(),
             busy_ns: 0,
             q_len: 0,
@@ -86,6 +92,8 @@ impl LinkMonitor {
             cur_bytes: 0,
             intervals: Vec::new(),
             trace: if trace { Some(LinkTrace::default()) } else { None },
+            ecn_marks: 0,
+            aqm_avg: None,
         }
     }
 
@@ -105,6 +113,7 @@ impl LinkMonitor {
                 max_pkts: self.cur_max,
                 avg_pkts: self.cur_area as f64 / self.interval as f64,
                 bytes_out: self.cur_bytes,
+                aqm_avg_pkts: self.aqm_avg,
             });
             self.cur_bytes = 0;
             self.cur_start = end;
@@ -142,6 +151,13 @@ impl LinkMonitor {
     #[inline]
     pub fn on_queue_change(&mut self, now: SimTime, q_len: u32, in_service: bool) {
         self.set_queue(now, q_len, in_service as u32);
+    }
+
+    /// An AQM queue's average after an arrival (kept for the interval series).
+    #[inline]
+    pub fn on_aqm_avg(&mut self, now: SimTime, avg: f64) {
+        self.advance(now);
+        self.aqm_avg = Some(avg);
     }
 
     #[inline]
@@ -188,6 +204,7 @@ impl LinkMonitor {
                 max_pkts: self.cur_max,
                 avg_pkts: self.cur_area as f64 / span as f64,
                 bytes_out: self.cur_bytes,
+                aqm_avg_pkts: self.aqm_avg,
             });
             self.cur_start = now;
             self.cur_area = 0;

@@ -26,8 +26,21 @@ pub struct Packet {
     pub ttl: u8,
     /// Set by a link whose corruption process hit this packet; the receiving node discards it.
     pub corrupted: bool,
+    /// IP ECN codepoint (RFC 3168 §5); one byte beside `ttl`/`corrupted`, so the packet does
+    /// not grow.
+    pub ecn: Ecn,
     pub created: u64,
     pub kind: PacketKind,
+}
+
+/// The two ECN bits of the IP header (RFC 3168 §5). ECT(1) is not distinguished from ECT(0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    /// Congestion Experienced, set by a marking queue.
+    Ce,
 }
 
 /// Why a packet did not arrive. Every drop carries one.
@@ -40,16 +53,23 @@ pub enum DropReason {
     Ttl,
     /// Larger than the outgoing link's MTU (tcplab does not fragment).
     Mtu,
+    /// Dropped by an active queue manager (RED's early or forced drop) with room in the buffer.
+    Early,
+    /// Dropped by the link's scripted drop list (`drop = { packets = [...] }`).
+    Scripted,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const COUNT: usize = 8;
+    pub const ALL: [DropReason; DropReason::COUNT] = [
         DropReason::QueueOverflow,
         DropReason::LinkLoss,
         DropReason::Corruption,
         DropReason::NoRoute,
         DropReason::Ttl,
         DropReason::Mtu,
+        DropReason::Early,
+        DropReason::Scripted,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -59,6 +79,8 @@ impl DropReason {
             DropReason::NoRoute => "no_route",
             DropReason::Ttl => "ttl",
             DropReason::Mtu => "mtu",
+            DropReason::Early => "early",
+            DropReason::Scripted => "scripted",
         }
     }
     pub fn index(self) -> usize {

@@ -1,5 +1,10 @@
-//! Output queue disciplines. This issue implements DropTail; RED, ECN marking and Kelly's
-//! virtual queue implement the same trait later.
+//! Output queue disciplines: DropTail here, RED/Adaptive RED in [`super::red`]; Kelly's virtual
+//! queue can implement the same trait.
+//!
+//! ECN (RFC 3168 §5): a discipline that wants to signal congestion without dropping answers
+//! [`Admit::QueuedMarkCe`] for an ECN-capable arrival (`Arrival::ect`); the simulator then sets
+//! the packet's codepoint to CE and counts the mark. This is the generic "mark" path any marker
+//! uses; a discipline must never mark a packet that is not ECT (it drops it instead).
 //!
 //! Counter invariant (tested): `arrived == departed + dropped + queued` at every instant, where
 //! "queued" excludes the packet being serialized on the link (it has departed the queue).
@@ -18,11 +23,21 @@ pub struct Arrival {
     /// queue).
     pub link_busy: bool,
     pub busy_bytes: u32,
+    /// The packet carries an ECN-capable codepoint (ECT(0)/ECT(1)), so it may be CE-marked.
+    pub ect: bool,
+}
+
+/// How an accepted packet was admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    Queued,
+    /// Queued, and the simulator must set its ECN codepoint to CE (only for `Arrival::ect`).
+    QueuedMarkCe,
 }
 
 pub trait QueueDisc: Send {
     /// Accept the packet or refuse it with a reason. On `Err`, the caller frees the packet.
-    fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<(), DropReason>;
+    fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<Admit, DropReason>;
     /// Next packet to transmit.
     fn dequeue(&mut self, now: SimTime) -> Option<(PacketId, u32)>;
     fn len_pkts(&self) -> usize;
@@ -30,6 +45,16 @@ pub trait QueueDisc: Send {
     fn name(&self) -> &'static str;
     /// The configured capacity, for reports (None for disciplines without a fixed limit).
     fn limit(&self) -> Option<QueueLimit> {
+        None
+    }
+    /// Whether every arrival must pass through `enqueue`, even one that finds the link idle and
+    /// the queue empty (RED updates its average on every arrival; DropTail lets such a packet go
+    /// straight onto the wire).
+    fn sees_every_arrival(&self) -> bool {
+        false
+    }
+    /// An active queue manager's average queue (RED's `avg`), in packets, for the queue graph.
+    fn average_pkts(&self) -> Option<f64> {
         None
     }
 }
@@ -66,7 +91,7 @@ impl DropTail {
 }
 
 impl QueueDisc for DropTail {
-    fn enqueue(&mut self, _now: SimTime, a: Arrival) -> Result<(), DropReason> {
+    fn enqueue(&mut self, _now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
         let (extra_pkts, extra_bytes) =
             if self.count_in_service && a.link_busy { (1u64, a.busy_bytes as u64) } else { (0, 0) };
         let fits = match self.limit {
@@ -78,7 +103,7 @@ impl QueueDisc for DropTail {
         }
         self.q.push_back((a.id, a.bytes));
         self.bytes += a.bytes as u64;
-        Ok(())
+        Ok(Admit::Queued)
     }
 
     fn dequeue(&mut self, _now: SimTime) -> Option<(PacketId, u32)> {
@@ -106,7 +131,7 @@ mod tests {
     use super::*;
 
     fn arr(id: u32, bytes: u32, busy: bool) -> Arrival {
-        Arrival { id, bytes, link_busy: busy, busy_bytes: if busy { 1000 } else { 0 } }
+        Arrival { id, bytes, link_busy: busy, busy_bytes: if busy { 1000 } else { 0 }, ect: false }
     }
 
     #[test]

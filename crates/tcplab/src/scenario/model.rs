@@ -122,6 +122,9 @@ pub struct LinkCfg {
     /// Output queue of both directions (default: droptail, 50pkts).
     #[serde(default)]
     pub queue: Option<QueueCfg>,
+    /// Scripted drops (both directions; only data segments toward a receiver match).
+    #[serde(default)]
+    pub drop: Option<DropCfg>,
     /// Overrides for the a->b direction.
     #[serde(default)]
     pub ab: Option<DirectionOverride>,
@@ -140,19 +143,73 @@ pub struct DirectionOverride {
     pub loss: Option<f64>,
     pub corruption: Option<f64>,
     pub queue: Option<QueueCfg>,
+    pub drop: Option<DropCfg>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueueCfg {
-    /// Queue discipline; only "droptail" for now.
+    /// Queue discipline: "droptail" (default), "red" (Floyd & Jacobson 1993, ns-2 defaults) or
+    /// "ared" (Adaptive RED, Floyd/Gummadi/Shenker 2001).
     #[serde(default = "default_droptail")]
     pub kind: String,
     /// Limit in packets ("10pkts") or bytes ("128KB"). Default 50pkts (ns-2's default).
     pub limit: QueueLimitQ,
-    /// Whether the packet being transmitted counts against the limit (default false).
+    /// Whether the packet being transmitted counts against the limit (default false; droptail).
     #[serde(default)]
     pub count_in_service: bool,
+    /// RED: minimum threshold of the average queue, in packets (ns-2 `thresh_`, default 5; ared: automatic).
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// RED: maximum threshold, in packets (ns-2 `maxthresh_`, default 15; ared: 3·min_th).
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// RED: weight of the average (ns-2 `q_weight_`, default 0.002; ared: 1 − exp(−1/C)).
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    /// RED: drop probability at max_th (ns-2 1/`linterm_`, default 0.1; ared: its starting value).
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    /// RED: gentle mode between max_th and 2·max_th (ns-2 `gentle_`, default false; ared: true).
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    /// RED: ns-2's `wait_` spacing between drops (default true).
+    #[serde(default)]
+    pub wait: Option<bool>,
+    /// RED: byte mode — average in bytes/mean_pktsize, drop probability scaled by size (default false).
+    #[serde(default)]
+    pub byte_mode: Option<bool>,
+    /// RED: the typical packet size for byte mode and the idle-time decay (ns-2 `mean_pktsize_`, 500B).
+    #[serde(default)]
+    pub mean_pktsize: Option<Size>,
+    /// RED: mark ECN-capable packets with CE instead of dropping them (ns-2 `setbit_`, default false).
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// ARED: target queueing delay (default 5ms, ns-2 `targetdelay_`).
+    #[serde(default)]
+    pub target_delay: Option<Duration>,
+    /// ARED: adaptation interval (default 500ms, ns-2 `interval_`).
+    #[serde(default)]
+    pub interval: Option<Duration>,
+}
+
+/// A link's scripted drop list: `drop = { packets = [{ flow = "t", seq = 14000 }, ...] }`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropCfg {
+    pub packets: Vec<DropPacketCfg>,
+}
+
+/// One scripted drop: the data segment of TCP flow `flow` whose first byte is at offset `seq`
+/// (bytes from the first data byte, as in trace_tcp's `seq`), on its `occurrence`-th
+/// transmission over this link (1 = the original transmission, the default).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropPacketCfg {
+    pub flow: String,
+    pub seq: u64,
+    #[serde(default)]
+    pub occurrence: Option<u32>,
 }
 
 fn default_droptail() -> String {
@@ -224,9 +281,9 @@ pub struct TcpCfg {
     pub from: String,
     /// Receiving host.
     pub to: String,
-    /// Named variant: tahoe, reno, newreno, vegas, vegas-star, or the 4.4BSD-Lite family: lite
-    /// (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ... lite.6 (the cumulative fixes
-    /// of seed 001 Table 3).
+    /// Named variant: tahoe, reno, newreno, sack, sack-rfc6675, vegas, vegas-star, or the
+    /// 4.4BSD-Lite family: lite (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ...
+    /// lite.6 (the cumulative fixes of seed 001 Table 3).
     pub variant: String,
     /// Transfer this many bytes (e.g. "1MB") ...
     #[serde(default)]
@@ -267,6 +324,9 @@ pub struct TcpCfg {
     /// Receiving application's read rate (default: reads instantly).
     #[serde(default)]
     pub read_rate: Option<Rate>,
+    /// Explicit Congestion Notification (RFC 3168), negotiated in the handshake (default false).
+    #[serde(default)]
+    pub ecn: Option<bool>,
     /// Variant parameters. Vegas: alpha, beta, gamma (buffers), avg_rtt (0/1), e.g.
     /// { alpha = 1, beta = 3, gamma = 1 }. Lite family, switches 0/1 that override the level's
     /// (seed 001 §3): fix_header_prediction (§3.1, Lite.1), fix_rto (§3.2, Lite.2), timestamps
@@ -377,6 +437,8 @@ pub struct ConnOptions {
     #[serde(default)]
     pub time_wait: Option<Duration>,
     #[serde(default)]
+    pub ecn: Option<bool>,
+    #[serde(default)]
     pub params: BTreeMap<String, f64>,
 }
 
@@ -404,6 +466,7 @@ impl ConnOptions {
             initial_window: self.initial_window,
             time_wait: self.time_wait,
             read_rate: None,
+            ecn: self.ecn,
             params: self.params.clone(),
         }
     }

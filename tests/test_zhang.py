@@ -1,0 +1,90 @@
+"""Seed 004 (Zhang & Bian) reproductions: the claims the text makes, on short runs.
+
+zhang/figure1 runs through `tcplab reproduce` (its reproduce.toml uses only per-variant keys);
+zhang/table1 is written for the extended runner ([axes], [metrics]), so here its grid is run
+through the API with the same overrides."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tcplab
+
+ROOT = Path(__file__).resolve().parents[1]
+TCPLAB = [sys.executable, "-m", "tcplab.cli"]
+
+
+@pytest.fixture(scope="module")
+def figure1(tmp_path_factory):
+    out = tmp_path_factory.mktemp("zhang_figure1")
+    p = subprocess.run(TCPLAB + ["reproduce", "zhang/figure1", "--out", str(out)],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    rows = json.loads((out / "comparison.json").read_text())["rows"]
+    return {(r["variant"], r["metric"]): r["ours"] for r in rows}, out
+
+
+def test_figure1_four_drops_in_one_window(figure1):
+    ours, out = figure1
+    # The drop list dropped exactly its four packets in every run.
+    for v in ("reno", "sack", "vegas"):
+        s = json.loads((out / v / "summary.json").read_text())
+        link = next(l for l in s["links"] if l["name"] == "R1->K1")
+        assert link["drops_by_reason"]["scripted"] == 4, v
+    # Seed 004 §3.1.2: Reno times out and slow-starts; SACK keeps going without a timeout and
+    # delivers more; Vegas recovers with its fine-grained retransmissions.
+    assert ours[("reno", "coarse_timeouts")] >= 1
+    assert ours[("sack", "coarse_timeouts")] == 0
+    assert ours[("sack", "throughput_KBps")] > ours[("reno", "throughput_KBps")]
+    assert ours[("vegas", "coarse_timeouts")] == 0
+
+
+def utilization(variant: str, loss: float, seed: int) -> float:
+    r = tcplab.run(ROOT / "scenarios" / "zhang" / "table1" / "scenario.toml", seed=seed,
+                   overrides={"tcp[0].variant": variant, "links[1].ab.loss": loss})
+    return r.summary["flows"][0]["throughput_KBps"] * 1024 * 8 / 800_000
+
+
+def test_table1_at_five_percent_loss_vegas_beats_sack_beats_reno():
+    seeds = (1, 2, 3)
+    u = {v: sum(utilization(v, 0.05, s) for s in seeds) / len(seeds) for v in ("reno", "sack", "vegas")}
+    assert u["vegas"] > u["sack"] > u["reno"], u
+    # 1 % loss costs less than 5 % for every variant.
+    for v in u:
+        assert utilization(v, 0.01, 1) > utilization(v, 0.05, 1), v
+
+
+def test_sack_ticks_and_red_average_are_drawn(figure1, tmp_path):
+    from tcplab import plots
+    from tcplab.rundir import RunData
+
+    _, out = figure1
+    fig = plots.seq_graph(RunData.load(out / "sack"), t_from=3.0, t_to=4.5)
+    assert plots.count_gid(fig, "seq-sack:transfer") >= 1
+    fig = plots.seq_graph(RunData.load(out / "reno"), t_from=3.0, t_to=4.5)
+    assert plots.count_gid(fig, "seq-sack:transfer") == 0, "no SACK, no ticks"
+    r = tcplab.run(ROOT / "scenarios" / "zhang" / "table4" / "scenario.toml",
+                   overrides={"run.duration": "10s", "run.trace.links": ["R1->R2"]}, out=tmp_path / "red")
+    rd = RunData.load(tmp_path / "red")
+    avg = rd.aqm_average("R1->R2")
+    assert avg.height >= 90 and float(avg["aqm_avg_pkts"].max()) > 0
+    assert r.summary["links"][4]["queue_discipline"] == "red"
+    fig = plots.queue_graph(rd, "R1->R2")
+    assert plots.count_gid(fig, "queue-red-avg") >= 1
+
+
+def test_adaptive_red_with_ecn_marks_instead_of_dropping():
+    # Reno against Vegas through Adaptive RED (ns-2.35 defaults, 5 ms target) with ECN on both:
+    # congestion is signalled by marks only, so nothing is dropped or retransmitted.
+    r = tcplab.run(ROOT / "scenarios" / "zhang" / "table4" / "scenario.toml",
+                   overrides={"links[2].queue": {"kind": "ared", "limit": "40pkts", "ecn": True},
+                              "tcp[0].ecn": True, "tcp[1].ecn": True, "run.duration": "30s"})
+    link = next(l for l in r.summary["links"] if l["name"] == "R1->R2")
+    assert link["queue_discipline"] == "ared"
+    assert link["ecn_marks"] > 20 and link["drops"] == 0
+    for f in r.summary["flows"]:
+        assert f["ecn"] and f["ecn_reactions"] > 0, f["name"]
+        assert f["retransmitted_segments"] == 0, f["name"]
