@@ -102,3 +102,8 @@ def test_table54_reproduction_short(tmp_path):
     assert rows[("vegas13", "throughput_KBps")]["mean"] > rows[("reno", "throughput_KBps")]["mean"]
     assert rows[("vegas13", "retransmitted_KB")]["mean"] < rows[("reno", "retransmitted_KB")]["mean"]
     assert len(comp["claims"]) == 6 and all("held" in c for c in comp["claims"])
+    # x-Sim's Fig 2.4 view counts the tcplib sources as the background.
+    from tcplab.table import averages
+    df = averages(tmp_path / "t54")
+    bg = df.filter((pl.col("metric") == "KB_sent") & (pl.col("part") == "background"))
+    assert bg.height == 5 and bg["mean"].min() > 100, bg

@@ -2,7 +2,8 @@
 CSV or polars DataFrames.
 
 * :func:`averages` (Fig 2.4): per group (e.g. per variant), the mean of each metric for the
-  distinguished flow and for the background (every other TCP flow, summed per run), with the
+  distinguished flow and for the background (every other TCP flow and every `[[traffic]]` source,
+  summed per run), with the
   sample standard deviation, the half-width of the 90 % Student-t confidence interval (seed 002
   Fig 8), min, max and the number of runs.
 * :func:`utilization` (Fig 2.5): the bottleneck's utilization per time bucket, averaged over the
@@ -54,21 +55,33 @@ def _flow_name(meta: dict, summary: dict, flow: str | None) -> str | None:
     return flows[0]["name"] if flows else None
 
 
+def _traffic_as_flows(summary: dict) -> list[dict]:
+    """Background traffic sources (tcplib, ahn, onoff) in the flow fields the x-Sim views sum:
+    data sent (first transmissions) for bytes_acked, their retransmissions, throughput, timeouts."""
+    return [{"name": t["name"], "bytes_acked": round(t["sent_KB"] * 1024), "retransmitted_bytes": round(t["retransmitted_KB"] * 1024),
+             "throughput_KBps": t["throughput_KBps"], "coarse_timeouts": t["coarse_timeouts"],
+             "fast_retransmits": t["fast_retransmits"], "retransmitted_segments": t["retransmitted_segments"]}
+            for t in summary.get("traffic") or []]
+
+
 def _value(summary: dict, metric: str, flow: str | None, part: str):
-    """(value) of `metric` for the distinguished flow (part "flow") or the background."""
+    """(value) of `metric` for the distinguished flow (part "flow") or the background: every other
+    TCP flow plus the `traffic` sources, summed per run."""
     from .metrics import MetricError, resolve
     flows = summary.get("flows") or []
     dist = next((f for f in flows if f["name"] == flow), None)
-    others = [f for f in flows if f["name"] != flow]
+    others = [f for f in flows if f["name"] != flow] + _traffic_as_flows(summary)
     if metric in _XSIM:
         one, many = _XSIM[metric]
         if part == "flow":
             return one(dist) if dist else None
         return many(others) if others else None
     if part == "background":
-        if "." in metric or not others or metric not in others[0]:
+        if "." in metric or not others or not any(metric in f for f in others):
             return None
         vals = [f[metric] for f in others if isinstance(f.get(metric), (int, float)) and not isinstance(f.get(metric), bool)]
+        if not vals and any(metric in f for f in others):
+            return None
         return sum(vals) if vals else None
     try:
         v = resolve(summary, metric, flow)
