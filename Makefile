@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity browser clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions browser clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -57,6 +57,14 @@ sensitivity: setup
 	$(BIN)/tcplab table runs/sensitivity/buffers --plot limit --by variant --metrics throughput_KBps --out runs/sensitivity/buffers.png
 	$(BIN)/tcplab sweep scenarios/brakmo/sensitivity/send-buffer.toml --out runs/sensitivity/send-buffer
 	$(BIN)/tcplab table runs/sensitivity/send-buffer --plot send_buffer --by variant --metrics throughput_KBps --out runs/sensitivity/send-buffer.png
+
+# Every seed reproduction in full (tables with their published numbers, claims, reports) into
+# runs/reproduce/<experiment>/; a rerun only runs what is missing from each results store.
+REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
+	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
+	zhang/figure7 zhang/figure8
+reproductions: setup
+	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 
 clean:
 	rm -rf $(VENV) target runs
