@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench browser clean
+.PHONY: setup demo test test-rust test-python bench browser clean fuzz
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -46,6 +46,12 @@ test: setup test-rust test-python
 
 bench: setup
 	$(BIN)/tcplab bench
+
+# Fuzz the scenario front end and runs for FUZZ_SECONDS (tests/fuzz_scenarios.py states the
+# invariant); failing inputs land in runs/fuzz-failures/. `make test` runs a fixed 2,000-case sample.
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	$(BIN)/python tests/fuzz_scenarios.py --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(VENV) target runs

@@ -148,6 +148,20 @@ def test_full_disk_leaves_nothing_that_looks_like_a_result(tmp_path, monkeypatch
     assert not [q for q in tmp_path.iterdir() if q.name.startswith(".run")], list(tmp_path.iterdir())
 
 
+def test_read_only_file_system_is_one_line(tmp_path, monkeypatch):
+    import errno
+    import tempfile
+
+    def ro(*a, **k):
+        raise OSError(errno.EROFS, "Read-only file system", str(k.get("dir", tmp_path)))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", ro)
+    code, _, err = main("run", small(tmp_path), "--out", tmp_path / "run")
+    assert code == 2
+    assert "Read-only file system" in one_line_error(err)
+    assert not (tmp_path / "run").exists()
+
+
 def test_trace_on_a_corrupt_parquet_file_is_one_line(tmp_path):
     p = small(tmp_path)
     out = tmp_path / "run"

@@ -36,7 +36,8 @@ def _table(headers: list[str], rows: list[list]) -> str:
     return "\n".join(out)
 
 
-def print_summary(s: dict, file=sys.stdout) -> None:
+def print_summary(s: dict, file=None) -> None:
+    file = file or sys.stdout
     print(f"tcplab {s['tcplab_version']}  scenario {s['scenario']}  seed {s['seed']}", file=file)
     rate = s["events"] / s["wall_s"] / 1e6 if s["wall_s"] > 0 else float("nan")
     print(f"simulated {s['sim_end_s']:.3f} s in {s['wall_s']:.3f} s wall, {s['events']} events ({rate:.2f} M events/s)\n", file=file)
@@ -281,13 +282,19 @@ def _polars_error() -> type[BaseException]:
         return OSError
 
 
+_PARSER: argparse.ArgumentParser | None = None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    global _PARSER
+    if _PARSER is None:  # built once: the fuzz target calls main() thousands of times
+        _PARSER = build_parser()
+    args = _PARSER.parse_args(argv)
     from ._core import ScenarioError
     try:
         return args.fn(args) or 0
     except ScenarioError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print("error: " + "; ".join(l.strip() for l in str(e).splitlines() if l.strip()), file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
         print(f"error: {_one_line(e)}", file=sys.stderr)

@@ -105,7 +105,8 @@ fn syntax_check(text: &str, file: &str) -> Result<(), ScenarioError> {
             line_of_offset(text, o)
         }
     });
-    let mut message = e.message().trim().to_string();
+    // One line: the parser's message may continue on further lines.
+    let mut message = e.message().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
     let lone_cr = text.as_bytes().windows(2).any(|w| w[0] == b'\r' && w[1] != b'\n') || text.ends_with('\r');
     if lone_cr {
         message = format!(
