@@ -115,13 +115,21 @@ pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
         let segs = window / mss.unwrap_or(1460).max(1) + 1;
         CONN_BYTES + 2 * segs * SEGMENT_RECORD_BYTES
     };
+    // A timed flow sends at most a window per round trip...
+    let min_delay_s = sc.links.iter().map(|l| l.delay.0.as_secs_f64()).fold(f64::INFINITY, f64::min);
+    let rtt_floor_s = (2.0 * min_delay_s).max(1e-3);
     let mut tcp_bytes = 0u64;
     for t in &sc.tcp {
         tcp_bytes = tcp_bytes.saturating_add(conn(t.send_buffer.map(|s| s.0), t.recv_buffer.map(|s| s.0), t.mss.map(|s| s.0)));
         if sc.run.trace.tcp {
             let payload = match (t.bytes, t.duration) {
                 (Some(b), _) => b.0 as f64,
-                (None, Some(d)) => max_rate / 8.0 * d.0.as_secs_f64().min(end_s),
+                (None, Some(d)) => {
+                    let window = t.send_buffer.map_or(50.0 * 1024.0, |s| s.0 as f64).min(t.recv_buffer.map_or(50.0 * 1024.0, |s| s.0 as f64));
+                    // ...and no faster than the slowest link on its path.
+                    let rate = path_bottleneck_bps(sc, &t.from, &t.to).unwrap_or(max_rate);
+                    (rate / 8.0).min(window / rtt_floor_s) * d.0.as_secs_f64().min(end_s)
+                }
                 _ => 0.0,
             };
             let rows = 4.0 * payload / t.mss.map_or(1460, |m| m.0.max(1)) as f64;
@@ -142,6 +150,34 @@ pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
     let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.1));
     parts.sort_by(|a, b| b.1.cmp(&a.1));
     MemoryEstimate { total, parts }
+}
+
+/// The slowest link rate on a fewest-hops path from `from` to `to` (as routing picks paths),
+/// or None when there is none. Per-direction overrides count at their fastest (an upper bound).
+fn path_bottleneck_bps(sc: &crate::scenario::Scenario, from: &str, to: &str) -> Option<f64> {
+    use std::collections::{HashMap, VecDeque};
+    let mut adj: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
+    for l in &sc.links {
+        let over = |o: &Option<crate::scenario::DirectionOverride>| o.as_ref().and_then(|o| o.rate).map_or(0.0, |r| r.0);
+        let rate = l.rate.0.max(over(&l.ab)).max(over(&l.ba));
+        adj.entry(l.a.as_str()).or_default().push((l.b.as_str(), rate));
+        adj.entry(l.b.as_str()).or_default().push((l.a.as_str(), rate));
+    }
+    let mut best: HashMap<&str, f64> = HashMap::from([(from, f64::INFINITY)]);
+    let mut queue = VecDeque::from([from]);
+    while let Some(n) = queue.pop_front() {
+        if n == to {
+            return best.get(n).copied().filter(|r| r.is_finite());
+        }
+        let here = best[n];
+        for &(m, rate) in adj.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
+            if !best.contains_key(m) {
+                best.insert(m, here.min(rate));
+                queue.push_back(m);
+            }
+        }
+    }
+    None
 }
 
 /// Bytes as "512 MB" / "4.2 GB".

@@ -268,7 +268,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             file: file.to_string(),
             line: Some(line_of_offset(text, off)),
             field: String::new(),
-            message: format!("control character U+{:04X} (is this a TOML text file?)", c as u32),
+            message: format!("not a TOML text file (binary content: control character U+{:04X})", c as u32),
         });
     }
     if text.trim().is_empty() {
