@@ -509,6 +509,10 @@ def make_synthetic_run(
         f'name = "{scenario_name}"\nseed = {seed}\n# synthetic run written by tests/synthrun.py\n'
         f'[links."gw1->gw2"]\nrate = "{rate_KBps}KB/s"\nqueue_pkts = {queue_pkts}\n'
     )
+    # The completion marker every reader checks (tcplab.rundir.seal), written last as the core's
+    # writer does.
+    from tcplab.rundir import seal
+    seal(out)
     return out
 
 

@@ -302,11 +302,13 @@ def test_loader_frames_and_errors(plots_synth_dirs, tmp_path):
     with pytest.raises(KeyError, match="flow1"):
         run.trace("nope")
 
-    with pytest.raises(RunDirError, match="summary.json"):
+    with pytest.raises(RunDirError, match="not a complete tcplab run directory"):
         RunData.load(tmp_path)
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "summary.json").write_text(json.dumps({"flows": [{"name": "a"}], "links": []}))
+    from tcplab.rundir import seal
+    seal(broken)  # complete as far as the marker goes; the traces are simply absent
     r = RunData.load(broken)
     with pytest.raises(RunDirError, match="trace_tcp.parquet"):
         r.trace("a")

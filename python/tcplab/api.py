@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
+import shutil
+import tempfile
+import time
 import tomllib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -62,14 +66,17 @@ class Scenario:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise ValueError(f"{p}: not a TOML text file (invalid UTF-8 at byte {e.start})") from None
+            line = raw[:e.start].count(b"\n") + 1
+            raise ValueError(f"{p}:{line}: not a TOML text file (invalid UTF-8 at byte {e.start})") from None
         return cls.from_toml(text, source=str(p))
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<string>") -> "Scenario":
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
+            # The Rust parser reports the error with its line when the scenario is used; a
+            # deeply nested value exhausts Python's recursion limit but not the core's.
             data = {}
         sc = cls(data=data, source=source)
         sc._text = text  # keep the original so errors point at its lines
@@ -103,8 +110,8 @@ class Scenario:
     def name(self) -> str:
         return self.data.get("name") or Path(self.source).stem
 
-    def validate(self, overrides: Mapping[str, Any] | Iterable[str] | None = None) -> None:
-        _core.validate(self.to_toml(), self.source, _overrides(overrides))
+    def validate(self, overrides: Mapping[str, Any] | Iterable[str] | None = None, max_memory: int | None = None) -> None:
+        _core.validate(self.to_toml(), self.source, _overrides(overrides), max_memory)
 
 
 def load(path: PathLike) -> Scenario:
@@ -119,10 +126,62 @@ def _overrides(overrides: Mapping[str, Any] | Iterable[str] | None) -> list[str]
     return [str(o) for o in overrides]
 
 
-def validate(scenario: PathLike | Scenario, overrides: Mapping[str, Any] | Iterable[str] | None = None) -> None:
-    """Check a scenario without running it; raises ScenarioError."""
+def validate(scenario: PathLike | Scenario, overrides: Mapping[str, Any] | Iterable[str] | None = None,
+             max_memory: int | None = None) -> None:
+    """Check a scenario without running it (and its memory estimate against `max_memory` bytes);
+    raises ScenarioError."""
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    sc.validate(overrides)
+    sc.validate(overrides, max_memory)
+
+
+def estimate_memory(scenario: PathLike | Scenario, overrides: Mapping[str, Any] | Iterable[str] | None = None) -> int:
+    """Estimated memory of a run, in bytes, from the scenario alone (nothing is built)."""
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    return _core.estimate_memory(sc.to_toml(), sc.source, _overrides(overrides))
+
+
+class RunLimitError(ValueError):
+    """A run stopped by a resource guard (`timeout`, `max_memory`); nothing was saved."""
+
+
+class OutputError(ValueError):
+    """An output path tcplab refuses to write (a device, a directory it did not make, ...)."""
+
+
+# Files a run directory may hold that tcplab wrote (the run's own, then report/plot output).
+_RUN_FILES = {"summary.json", "scenario.toml", "trace_tcp.parquet", "trace_cam.parquet", "trace_link.parquet",
+              "queue_intervals.parquet", "COMPLETE.json", "report.html", "plots"}
+
+
+def _check_replaceable(out: Path) -> None:
+    """`out` may be created, or replaced if it is a run directory tcplab made (it has the
+    completion marker, or only files a run writes, or nothing at all)."""
+    if not os.path.lexists(out):
+        return
+    if out.is_symlink() or not out.is_dir():
+        raise OutputError(f"{out}: exists and is not a directory; refusing to replace it with a run directory")
+    names = {p.name for p in out.iterdir()}
+    if names and "COMPLETE.json" not in names and not names <= _RUN_FILES:
+        raise OutputError(f"{out}: exists and is not a tcplab run directory ({len(names)} other entries); "
+                          "refusing to replace it (choose another --out or remove it)")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directory entries (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    AT_FDCWD, RENAME_EXCHANGE = -100, 2
+    r = fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
+    if r == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 class Run:
@@ -171,30 +230,117 @@ class Run:
         return self.data.queue(link, interval)
 
     def save(self, out_dir: PathLike) -> Path:
-        """Write summary.json, scenario.toml and the trace Parquet files."""
+        """Write the run directory: summary.json, scenario.toml, the trace Parquet files and the
+        completion marker COMPLETE.json (files, sizes, SHA-256), all into a temporary directory
+        beside `out_dir` that replaces it in one rename as the last step. Until then a previous
+        run directory there stays as it was; a crash leaves at most a hidden `.NAME.tmp-*`."""
+        from .rundir import seal
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(self.summary_json + "\n")
-        (out / "scenario.toml").write_text(self.scenario_text)
-        for name, fname in (("tcp", "trace_tcp.parquet"), ("cam", "trace_cam.parquet"), ("link", "trace_link.parquet"),
-                            ("queue_intervals", "queue_intervals.parquet")):
-            df = self.table(name)
-            path = out / fname
-            if df.height:
-                df.write_parquet(path, statistics=False)
-            elif path.exists():
-                path.unlink()
+        _check_replaceable(out)
+        parent = out.absolute().parent
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+        try:
+            (tmp / "summary.json").write_text(self.summary_json + "\n")
+            (tmp / "scenario.toml").write_text(self.scenario_text)
+            names = ["summary.json", "scenario.toml"]
+            for name, fname in (("tcp", "trace_tcp.parquet"), ("cam", "trace_cam.parquet"), ("link", "trace_link.parquet"),
+                                ("queue_intervals", "queue_intervals.parquet")):
+                df = self.table(name)
+                if df.height:
+                    try:
+                        df.write_parquet(tmp / fname, statistics=False)
+                    except pl.exceptions.PolarsError as e:  # e.g. a full disk
+                        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                        raise OSError(f"{out / fname}: cannot write: {msg}") from None
+                    names.append(fname)
+            seal(tmp, names)
+            os.chmod(tmp, 0o755 & ~_umask())
+            if os.path.lexists(out):
+                _check_replaceable(out)
+                if not _exchange(tmp, out):
+                    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+                    os.rename(out, old / out.name)
+                    os.rename(tmp, out)
+                    tmp = old
+            else:
+                os.rename(tmp, out)
+                tmp = None
+            _fsync_dir(parent)
+        finally:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
         return out
 
 
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def _fsync_dir(d: Path) -> None:
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _rss_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def default_max_memory() -> int | None:
+    """80 % of the machine's physical memory (None where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 0.8)
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def fmt_bytes(b: int) -> str:
+    mb = b / (1 << 20)
+    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
+
+
 def run(scenario: PathLike | Scenario, seed: int | None = None, overrides: Mapping[str, Any] | Iterable[str] | None = None,
-        out: PathLike | None = None, progress: Callable[[float, float], None] | None = None) -> Run:
+        out: PathLike | None = None, progress: Callable[[float, float], None] | None = None,
+        timeout: float | None = None, max_memory: int | None = None) -> Run:
     """Run a scenario (a path or a Scenario) and return the Run; with `out`, also save it there.
 
     `progress(sim_time_s, end_s)` is called a few hundred times during the run. Ctrl-C stops
-    the run with KeyboardInterrupt."""
+    the run with KeyboardInterrupt. `timeout` (wall-clock seconds) and `max_memory` (bytes: the
+    estimate is checked before the run starts, the process's resident memory during it) stop
+    the run with RunLimitError; nothing is saved then."""
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    res = _core.run(sc.to_toml(), sc.source, seed, _overrides(overrides), progress)
+    if out is not None:
+        _check_replaceable(Path(out))
+    guarded = progress
+    if timeout is not None or max_memory is not None:
+        deadline = time.monotonic() + timeout if timeout is not None else None
+
+        def guarded(t: float, end: float) -> None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise RunLimitError(f"{sc.source}: the run exceeded --timeout {timeout:g} s at simulated time {t:.3f} s of "
+                                    f"{end:.3f} s; nothing was saved")
+            if max_memory is not None:
+                rss = _rss_bytes()
+                if rss is not None and rss > max_memory:
+                    raise RunLimitError(f"{sc.source}: the run exceeded --max-memory {fmt_bytes(max_memory)} (resident "
+                                        f"{fmt_bytes(rss)}) at simulated time {t:.3f} s; nothing was saved")
+            if progress is not None:
+                progress(t, end)
+    res = _core.run(sc.to_toml(), sc.source, seed, _overrides(overrides), guarded, max_memory)
     r = Run(res["summary_json"], res["scenario_text"], res["traces"])
     if out is not None:
         r.save(out)

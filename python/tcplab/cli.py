@@ -36,7 +36,8 @@ def _table(headers: list[str], rows: list[list]) -> str:
     return "\n".join(out)
 
 
-def print_summary(s: dict, file=sys.stdout) -> None:
+def print_summary(s: dict, file=None) -> None:
+    file = file or sys.stdout
     print(f"tcplab {s['tcplab_version']}  scenario {s['scenario']}  seed {s['seed']}", file=file)
     rate = s["events"] / s["wall_s"] / 1e6 if s["wall_s"] > 0 else float("nan")
     print(f"simulated {s['sim_end_s']:.3f} s in {s['wall_s']:.3f} s wall, {s['events']} events ({rate:.2f} M events/s)\n", file=file)
@@ -95,12 +96,37 @@ class Progress:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
 
 
+def parse_memory(text: str) -> int:
+    """--max-memory: a size with its unit (KB = 1024 bytes, as in scenario files)."""
+    import re
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*(B|KB|MB|GB|TB)\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"expected a size like \"4GB\" or \"512MB\", got {text!r}")
+    return int(float(m.group(1)) * 1024 ** ["B", "KB", "MB", "GB", "TB"].index(m.group(2)))
+
+
+def parse_seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0 or v != v or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return v
+
+
+def _max_memory(a) -> int | None:
+    from .api import default_max_memory
+    return a.max_memory if a.max_memory is not None else default_max_memory()
+
+
 def cmd_run(a) -> int:
     from .api import run
     out = a.out or Path("runs") / Path(a.scenario).stem
     meter = Progress()
     try:
-        r = run(a.scenario, seed=a.seed, overrides=a.set, out=out, progress=meter)
+        r = run(a.scenario, seed=a.seed, overrides=a.set, out=out, progress=meter, timeout=a.timeout,
+                max_memory=_max_memory(a))
     finally:
         meter.done()
     if a.json:
@@ -113,7 +139,7 @@ def cmd_run(a) -> int:
 
 def cmd_validate(a) -> int:
     from .api import validate
-    validate(a.scenario, a.set)
+    validate(a.scenario, a.set, max_memory=_max_memory(a))
     print(f"{a.scenario}: ok")
     return 0
 
@@ -222,6 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help='override a field, e.g. --set run.duration=20s --set "links[1].queue.limit=20pkts" (repeatable)')
     r.add_argument("--out", type=Path, help="output directory (default: runs/<scenario name>)")
     r.add_argument("--json", action="store_true", help="print summary JSON to stdout instead of the table")
+    r.add_argument("--timeout", type=parse_seconds, metavar="SECONDS",
+                   help="stop the run after this many seconds of wall-clock time (exit 2, nothing saved; default: none)")
+    r.add_argument("--max-memory", type=parse_memory, metavar="SIZE",
+                   help='refuse a run whose estimated memory exceeds SIZE before starting, and stop one whose resident memory '
+                        'exceeds it, e.g. "4GB" (KB = 1024 B; default: 80%% of physical memory)')
     r.set_defaults(fn=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario without running it",
@@ -230,6 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("scenario", help="scenario TOML file")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a field before checking")
+    v.add_argument("--max-memory", type=parse_memory, metavar="SIZE",
+                   help='also check the estimated memory of a run against SIZE, e.g. "4GB" (default: 80%% of physical memory)')
     v.set_defaults(fn=cmd_validate)
 
     s = sub.add_parser("schema", help="print the JSON Schema of the scenario format (for editors)",
@@ -316,26 +349,64 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(e: BaseException) -> str:
+    """An exception as one line: OS errors as "PATH: reason", others their first line."""
+    if isinstance(e, OSError) and e.strerror and e.filename is not None:
+        return f"{e.filename}: {e.strerror}"
+    if isinstance(e, KeyError) and e.args:
+        text = str(e.args[0])
+    else:
+        text = str(e)
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return lines[0] if lines else type(e).__name__
+
+
+def _polars_error() -> type[BaseException]:
+    try:
+        import polars as pl
+        return pl.exceptions.PolarsError
+    except (ImportError, AttributeError):
+        return OSError
+
+
+_PARSER: argparse.ArgumentParser | None = None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    global _PARSER
+    if _PARSER is None:  # built once: the fuzz target calls main() thousands of times
+        _PARSER = build_parser()
+    args = _PARSER.parse_args(argv)
     from ._core import ScenarioError
     from .sweep import SweepError
     try:
         return args.fn(args) or 0
     except (ScenarioError, SweepError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print("error: " + "; ".join(l.strip() for l in str(e).splitlines() if l.strip()), file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except OSError as e:  # NotADirectoryError, FileExistsError, read-only file system, full disk, ...
+        print(f"error: {_one_line(e)}", file=sys.stderr)
         return 2
     except (ValueError, KeyError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_one_line(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except _polars_error() as e:  # a Parquet file polars cannot read or write
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException
+        if type(e).__name__ != "PanicException":
+            raise
+        print(f"error: internal error in the tcplab core (please report it with the scenario): {_one_line(e)}",
+              file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

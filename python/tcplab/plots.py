@@ -49,7 +49,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .rundir import KB, RunData, as_run
+from .rundir import KB, RunData, as_run, check_output_file
 
 __all__ = [
     "tcp_graph", "cam_graph", "seq_graph", "link_graph", "queue_graph", "flows_graph",
@@ -100,6 +100,7 @@ def save_figure(fig: Figure, path: str | Path, fmt: str | None = None, dpi: int 
     fmt = (fmt or p.suffix.lstrip(".") or "png").lower()
     if fmt not in ("png", "svg", "pdf"):
         raise ValueError(f"unsupported plot format {fmt!r} (png, svg or pdf)")
+    check_output_file(p)
     p.parent.mkdir(parents=True, exist_ok=True)
     meta = {"png": {"Software": "tcplab"}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
     with matplotlib.rc_context(_RC):

@@ -23,7 +23,9 @@ import io
 import itertools
 import json
 import math
+import contextlib
 import os
+import tempfile
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -426,11 +428,22 @@ def _page(title: str, body: str) -> str:
 
 
 def _write(path: str | Path, text: str) -> Path:
+    """Write atomically (temporary file, then rename), and only over a regular file: a device,
+    FIFO, socket or directory at `path` is refused, never replaced."""
+    from .rundir import check_output_file
     p = Path(path)
+    check_output_file(p)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, p)
+    fd, tmpname = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        check_output_file(p)
+        os.replace(tmpname, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmpname)
+        raise
     return p
 
 

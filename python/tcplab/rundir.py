@@ -5,6 +5,11 @@
     DIR/trace_cam.parquet    Vegas congestion-avoidance decisions (optional)
     DIR/trace_link.parquet   link arrive/depart/drop events
     DIR/scenario.toml        the scenario as run
+    DIR/COMPLETE.json        the completion marker: every file above with its size and SHA-256,
+                             written last (see ``seal``); readers refuse a directory without it
+
+A run directory is written into a temporary directory beside its target and renamed into place
+as the last step (``tcplab.api.Run.save``), so it is either complete and from one run, or absent.
 
 ``RunData.load(dir)`` reads summary.json eagerly and each parquet file on first use, so
 a missing trace only fails the call that needs it, with an error naming the file.
@@ -13,13 +18,17 @@ Everything returned is a polars DataFrame (``.to_pandas()`` works).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-__all__ = ["RunData", "RunDirError", "as_run", "KB"]
+__all__ = ["RunData", "RunDirError", "as_run", "KB", "MARKER", "seal", "verify"]
+
+MARKER = "COMPLETE.json"
 
 KB = 1024  # the seeds' KB (000 README: "KB" of data is 1024 bytes)
 
@@ -38,6 +47,88 @@ class RunDirError(FileNotFoundError):
     """A run directory is missing a file, or a file lacks what the contract promises."""
 
 
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def seal(dir: str | Path, names: list[str] | None = None) -> Path:
+    """Write the completion marker of a run directory: each file (default: every regular file
+    in it but the marker) with its size and SHA-256, flushed to disk before the marker."""
+    d = Path(dir)
+    if names is None:
+        names = sorted(p.name for p in d.iterdir() if p.is_file() and p.name != MARKER)
+    files = []
+    for name in names:
+        p = d / name
+        with open(p, "rb") as f:
+            os.fsync(f.fileno())
+        files.append({"name": name, "bytes": p.stat().st_size, "sha256": _sha256(p)})
+    from . import __version__
+    marker = d / MARKER
+    with open(marker, "w") as f:
+        f.write(json.dumps({"tcplab_version": __version__, "files": files}, indent=1) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return marker
+
+
+def verify(dir: str | Path) -> dict[str, Any]:
+    """Check a run directory against its completion marker; returns the marker. Raises
+    RunDirError naming the directory or the file that does not match."""
+    d = Path(dir)
+    m = d / MARKER
+    if not m.is_file():
+        raise RunDirError(f"{d}: not a complete tcplab run directory (no {MARKER}: the run that wrote it did not "
+                          f"finish, or an older tcplab wrote it); run it again")
+    try:
+        marker = json.loads(m.read_text())
+        files = marker["files"]
+        entries = [(str(f["name"]), int(f["bytes"]), str(f["sha256"])) for f in files]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+        raise RunDirError(f"{m}: unreadable completion marker ({e})") from None
+    for name, size, digest in entries:
+        p = d / name
+        if "/" in name or name.startswith(".") or not p.is_file():
+            raise RunDirError(f"{p}: listed in {MARKER} but missing; the run directory is incomplete")
+        if p.stat().st_size != size or _sha256(p) != digest:
+            raise RunDirError(f"{p}: changed since the run wrote it (size or SHA-256 differs from {MARKER})")
+    return marker
+
+
+def check_output_file(path: str | Path) -> None:
+    """An output file may be created or replace a regular file; anything else at the path (a
+    device such as /dev/full, a FIFO, a socket, a directory) is refused, never replaced."""
+    p = Path(path)
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        return
+    import stat as _stat
+    if not (_stat.S_ISREG(st.st_mode) or _stat.S_ISLNK(st.st_mode) and p.is_file()):
+        raise ValueError(f"{p}: exists and is not a regular file; refusing to replace it")
+
+
+def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str]) -> pl.DataFrame:
+    """Trace columns must be finite and non-negative: a NaN time or a negative window is no
+    measurement, and would be drawn as one."""
+    for c in nonneg:
+        if c not in df.columns or df.height == 0 or not df[c].dtype.is_numeric():
+            continue
+        col = df[c]
+        bad = col.is_nan() if col.dtype.is_float() else pl.Series([False] * df.height)
+        if col.dtype.is_float():
+            bad = bad | col.is_infinite()
+        bad = bad | col.is_null() | (col < 0)
+        if bad.any():
+            i = int(bad.arg_max())
+            raise RunDirError(f"{path}: column {c} row {i} holds {col[i]!r}; trace values must be finite and non-negative")
+    return df
+
+
 def _need(path: Path, what: str) -> Path:
     if not path.is_file():
         raise RunDirError(f"{path}: no such file ({what}); is {path.parent} a tcplab run directory?")
@@ -49,11 +140,13 @@ def _read_parquet(path: Path, what: str, required: list[str]) -> pl.DataFrame:
     try:
         df = pl.read_parquet(path)
     except Exception as e:  # corrupt / not parquet
-        raise RunDirError(f"{path}: cannot read {what}: {e}") from e
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise RunDirError(f"{path}: cannot read {what}: {msg}") from None
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise RunDirError(f"{path}: missing column(s) {missing} ({what})")
-    return df
+    numeric = [c for c in df.columns if c not in ("conn", "side", "kind", "link", "event", "reason", "decision", "diff_buffers")]
+    return _check_values(df, path, numeric)
 
 
 class RunData:
@@ -77,6 +170,7 @@ class RunData:
         d = Path(dir)
         if not d.is_dir():
             raise RunDirError(f"{d}: not a directory (expected a tcplab run directory)")
+        verify(d)
         p = _need(d / "summary.json", "run summary")
         try:
             summary = json.loads(p.read_text())
@@ -125,7 +219,7 @@ class RunData:
         if lk is None:
             raise KeyError(f"no link direction {link!r} in {self.dir / 'summary.json'}")
         if self._intervals is None and not self._in_memory and (self.dir / "queue_intervals.parquet").is_file():
-            self._intervals = pl.read_parquet(self.dir / "queue_intervals.parquet")
+            self._intervals = _read_parquet(self.dir / "queue_intervals.parquet", "queue intervals", ["link", "t_s"])
         iv = self._intervals if self._intervals is not None else pl.DataFrame()
         if not iv.is_empty():
             iv = iv.filter(pl.col("link") == link)

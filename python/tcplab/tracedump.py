@@ -11,10 +11,12 @@ import polars as pl
 
 
 def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, side: str = "both", out: TextIO = sys.stdout) -> None:
+    from .rundir import RunData
+    rd = RunData.load(run_dir)  # checks the completion marker and every file's hash
     path = Path(run_dir) / "trace_tcp.parquet"
-    if not path.exists():
+    if not rd.has_tcp:
         raise FileNotFoundError(f"{path}: no TCP trace in this run (set run.trace.tcp = true in the scenario)")
-    df = pl.read_parquet(path)
+    df = rd.tcp_all()
     conns = sorted(df["conn"].unique().to_list())
     if conn not in conns:
         raise ValueError(f"{path}: no connection named {conn!r} (connections: {', '.join(conns)})")
@@ -26,7 +28,7 @@ def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, sid
     if t_to is not None:
         df = df.filter(pl.col("t_s") <= t_to)
     cam_path = Path(run_dir) / "trace_cam.parquet"
-    cam = pl.read_parquet(cam_path).filter(pl.col("conn") == conn) if cam_path.exists() else None
+    cam = rd.cam(conn) if cam_path.exists() else None
     if cam is not None:
         if t_from is not None:
             cam = cam.filter(pl.col("t_s") >= t_from)

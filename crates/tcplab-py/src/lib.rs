@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tcplab::run::{prepare, run_text_with_progress, RunResult};
+use tcplab::run::{estimate_memory_text, prepare_with_limits, run_text_with_limits, Limits, RunResult};
 use tcplab::scenario::ScenarioError;
 
 create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario that cannot be run: names the file, line and field.");
@@ -24,13 +24,21 @@ fn to_py_err(e: ScenarioError) -> PyErr {
     err
 }
 
-/// Check a scenario without running it. Raises ScenarioError.
+/// Check a scenario without running it (and its memory estimate against `max_memory` bytes if
+/// given). Raises ScenarioError.
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides=Vec::new()))]
-fn validate(text: &str, file: &str, overrides: Vec<String>) -> PyResult<String> {
-    let (sim, text) = prepare(text, file, None, &overrides).map_err(to_py_err)?;
+#[pyo3(signature = (text, file, overrides=Vec::new(), max_memory=None))]
+fn validate(text: &str, file: &str, overrides: Vec<String>, max_memory: Option<u64>) -> PyResult<String> {
+    let (sim, text) = prepare_with_limits(text, file, None, &overrides, &Limits { max_memory }).map_err(to_py_err)?;
     let _ = sim;
     Ok(text)
+}
+
+/// Estimated memory of a run of the scenario, in bytes (nothing is built).
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides=Vec::new()))]
+fn estimate_memory(text: &str, file: &str, overrides: Vec<String>) -> PyResult<u64> {
+    estimate_memory_text(text, file, &overrides).map_err(to_py_err)
 }
 
 /// The JSON Schema of the scenario format.
@@ -161,7 +169,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
 /// The simulation runs with the GIL released; between slices of simulated time it checks for
 /// Ctrl-C (raising KeyboardInterrupt) and calls `progress(sim_time_s, end_s)` if given.
 #[pyfunction]
-#[pyo3(signature = (text, file, seed=None, overrides=Vec::new(), progress=None))]
+#[pyo3(signature = (text, file, seed=None, overrides=Vec::new(), progress=None, max_memory=None))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
@@ -169,10 +177,12 @@ fn run<'py>(
     seed: Option<u64>,
     overrides: Vec<String>,
     progress: Option<PyObject>,
+    max_memory: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut interrupted: Option<PyErr> = None;
+    let limits = Limits { max_memory };
     let result = py.allow_threads(|| {
-        run_text_with_progress(&text, &file, seed, &overrides, |sim| {
+        run_text_with_limits(&text, &file, seed, &overrides, &limits, |sim| {
             Python::with_gil(|py| {
                 if let Err(e) = py.check_signals() {
                     interrupted = Some(e);
@@ -205,5 +215,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     Ok(())
 }

@@ -21,6 +21,7 @@ use crate::scenario::units::QueueSize;
 use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, TrafficKind, UdpPattern};
 use crate::sim::Simulation;
 use crate::tcpglue::{self, TcpConn};
+use tcplab_tcp::rto::fine::MAX_RTO;
 
 /// Defaults written in the README and the schema.
 pub const DEFAULT_QUEUE_PKTS: u32 = 50;
@@ -156,6 +157,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     if interval.0 == 0 {
         return Err(ctx.err("run.monitor_interval".into(), "must be positive"));
     }
+    check_monitor_interval(&ctx, end, interval)?;
 
     // Nodes
     if sc.nodes.is_empty() {
@@ -164,9 +166,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     let mut node_ix: HashMap<&str, u32> = HashMap::new();
     let mut nodes = Vec::new();
     for (i, n) in sc.nodes.iter().enumerate() {
-        if n.name.is_empty() {
-            return Err(ctx.err(format!("nodes[{i}].name"), "must not be empty"));
-        }
+        check_name(&ctx, format!("nodes[{i}].name"), &n.name)?;
         if node_ix.insert(n.name.as_str(), i as u32).is_some() {
             return Err(ctx.err(format!("nodes[{i}].name"), format!("duplicate node name {:?}", n.name)));
         }
@@ -228,8 +228,8 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             let params = LinkParams {
                 rate_bps: rate.round() as u64,
                 delay: ov.delay.unwrap_or(l.delay).0,
-                overhead_bytes: ov.overhead.or(l.overhead).map_or(0, |s| s.0) as u32,
-                mtu_bytes: ov.mtu.or(l.mtu).map_or(DEFAULT_MTU as u64, |s| s.0).min(u32::MAX as u64) as u32,
+                overhead_bytes: link_bytes(&ctx, f("overhead"), ov.overhead.or(l.overhead).map_or(0, |s| s.0))?,
+                mtu_bytes: link_bytes(&ctx, f("mtu"), ov.mtu.or(l.mtu).map_or(DEFAULT_MTU as u64, |s| s.0))?,
                 loss: prob(&ctx, f("loss"), ov.loss.or(l.loss))?,
                 corruption: prob(&ctx, f("corruption"), ov.corruption.or(l.corruption))?,
             };
@@ -289,6 +289,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     let mut udp = Vec::new();
     let mut flow_names: HashMap<&str, String> = HashMap::new();
     for (i, u) in sc.udp.iter().enumerate() {
+        check_name(&ctx, format!("udp[{i}].name"), &u.name)?;
         let from = node(format!("udp[{i}].from"), &u.from)?;
         let to = node(format!("udp[{i}].to"), &u.to)?;
         if from == to {
@@ -348,6 +349,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 }
             }
         }
+        check_offered_rate(&ctx, i, u, &pattern, size, &links, from)?;
         let start = u.start.map_or(SimTime::ZERO, |d| d.0);
         let stop = u.stop.map_or(SimTime::MAX, |d| d.0);
         udp.push(UdpSource {
@@ -373,6 +375,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     let mut tcp = Vec::new();
     for (i, t) in sc.tcp.iter().enumerate() {
         let f = |k: &str| format!("tcp[{i}].{k}");
+        check_name(&ctx, f("name"), &t.name)?;
         let from = node(f("from"), &t.from)?;
         let to = node(f("to"), &t.to)?;
         if from == to {
@@ -386,6 +389,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
         apply_tcp_options(&ctx, &format!("tcp[{i}]"), t, &mut cfg)?;
         cfg.trace = sc.run.trace.tcp;
+        check_mss_fits_path(&ctx, &f("mss"), &cfg, &nodes, &links, from, to)?;
         let (bytes, duration) = match (t.bytes, t.duration) {
             (Some(b), None) => {
                 if b.0 == 0 {
@@ -495,6 +499,14 @@ fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut En
         Some("fine") => {}
         Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine"))),
     }
+    // FineRto clamps every RTO into [min_rto, MAX_RTO] and asserts min <= max: check here, by name.
+    for (k, v) in [("timer_granularity", gran), ("min_rto", min_rto)] {
+        if let Some(v) = v {
+            if v > MAX_RTO {
+                return Err(ctx.err(f(k), format!("must be at most 60s (the largest RTO), got {}", fmt_ns(v))));
+            }
+        }
+    }
     if let TimerModel::Fine { granularity, min_rto: m, .. } = &mut cfg.timer_model {
         if let Some(g) = gran {
             *granularity = g.max(1);
@@ -593,6 +605,7 @@ fn build_traffic<'a>(
         let opts = t.tcp.clone().unwrap_or_default().as_tcp(&t.variant);
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
         apply_tcp_options(ctx, &f("tcp"), &opts, &mut cfg)?;
+        check_mss_fits_path(ctx, &f("tcp.mss"), &cfg, nodes, links, from, to)?;
         cfg.trace = false;
         // Applications close explicitly (conversation.rs), never on the peer's FIN alone.
         cfg.close_on_peer_fin = false;
@@ -727,4 +740,113 @@ fn pareto_shape(ctx: &Ctx, field: &str, shape: Option<f64>) -> Result<Option<f64
         Some(a) if a.is_finite() && a > 1.0 && a <= 100.0 => Ok(Some(a)),
         Some(a) => Err(ctx.err(field.to_string(), format!("a Pareto shape must be above 1 (finite mean) and at most 100, got {a}"))),
     }
+}
+
+// ------------------------------------------------------------------ input limits (issue 15)
+
+/// Most monitor intervals one link direction may record over a run (32 bytes each).
+pub const MAX_MONITOR_INTERVALS: u64 = 1_000_000;
+/// A UDP source may offer at most this many times its fastest outgoing link's rate: beyond it
+/// every extra packet is dropped at the first queue and only costs time.
+pub const MAX_OVERLOAD: f64 = 1000.0;
+/// Largest per-packet overhead or MTU of a link (the engine keeps them as u32).
+pub const MAX_LINK_BYTES: u64 = 1 << 30;
+
+/// A duration in the scenario's units, e.g. "61s", "100ms", "2ns".
+fn fmt_ns(ns: u64) -> String {
+    for (unit, scale) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns >= scale && ns % scale == 0 {
+            return format!("{}{unit}", ns / scale);
+        }
+    }
+    if ns >= 1_000_000_000 {
+        return format!("{:.3}s", ns as f64 / 1e9);
+    }
+    format!("{ns}ns")
+}
+
+/// Flow and node names are keys of the summary; node names also build link names "a->b".
+fn check_name(ctx: &Ctx, field: String, name: &str) -> Result<(), ScenarioError> {
+    if name.trim().is_empty() {
+        return Err(ctx.err(field, "must not be empty"));
+    }
+    if field.starts_with("nodes") && name.contains("->") {
+        return Err(ctx.err(field, format!("{name:?} contains \"->\", which names link directions (\"a->b\")")));
+    }
+    Ok(())
+}
+
+fn link_bytes(ctx: &Ctx, field: String, v: u64) -> Result<u32, ScenarioError> {
+    if v > MAX_LINK_BYTES {
+        return Err(ctx.err(field, format!("must be at most 1GB, got {v} bytes")));
+    }
+    Ok(v as u32)
+}
+
+/// The monitor records one row per interval per link direction for the whole run.
+fn check_monitor_interval(ctx: &Ctx, end: SimTime, interval: SimTime) -> Result<(), ScenarioError> {
+    let n = end.0 / interval.0;
+    if n > MAX_MONITOR_INTERVALS {
+        let least = SimTime(end.0.div_ceil(MAX_MONITOR_INTERVALS));
+        return Err(ctx.err(
+            "run.monitor_interval".into(),
+            format!(
+                "{} over a run of {} is {n} intervals per link direction; at most {MAX_MONITOR_INTERVALS} (use at least {})",
+                fmt_ns(interval.0),
+                fmt_ns(end.0),
+                fmt_ns(least.0)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A UDP source's mean offered rate against its fastest outgoing link (see MAX_OVERLOAD).
+fn check_offered_rate(ctx: &Ctx, i: usize, u: &scenario::UdpCfg, pattern: &Pattern, size: u64, links: &[Link], from: u32) -> Result<(), ScenarioError> {
+    let (bps, key) = match *pattern {
+        Pattern::Cbr { interval } => (size as f64 * 8e9 / interval.0 as f64, "rate"),
+        Pattern::Poisson { mean_interval_ns, .. } => (size as f64 * 8e9 / mean_interval_ns, if u.interval.is_some() { "interval" } else { "rate" }),
+        Pattern::Bursts { mean_burst_bytes, mean_interval_ns } => (mean_burst_bytes * 8e9 / mean_interval_ns, "burst_interval"),
+        Pattern::OnOff { interval, .. } => (size as f64 * 8e9 / interval.0 as f64, "rate"),
+    };
+    let Some(out) = links.iter().filter(|l| l.from == from).max_by_key(|l| l.params.rate_bps) else { return Ok(()) };
+    if bps > MAX_OVERLOAD * out.params.rate_bps as f64 {
+        return Err(ctx.err(
+            format!("udp[{i}].{key}"),
+            format!(
+                "the source offers {:.3e} bit/s on average, more than {MAX_OVERLOAD} times its fastest link {} ({} bit/s); the excess would only be dropped at the first queue",
+                bps, out.name, out.params.rate_bps
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Data segments (MSS + headers) larger than a link's MTU on the path are all dropped (reason
+/// "mtu"): the flow could never deliver a byte.
+fn check_mss_fits_path(ctx: &Ctx, field: &str, cfg: &EndpointConfig, nodes: &[Node], links: &[Link], from: u32, to: u32) -> Result<(), ScenarioError> {
+    let header = 40 + if cfg.timestamps { 12 } else { 0 };
+    let packet = cfg.mss as u64 + header;
+    let mut at = from;
+    for _ in 0..nodes.len() {
+        if at == to {
+            break;
+        }
+        let l = nodes[at as usize].next_link[to as usize];
+        if l == NO_ROUTE {
+            break;
+        }
+        let link = &links[l as usize];
+        if packet > link.params.mtu_bytes as u64 {
+            return Err(ctx.err(
+                field.to_string(),
+                format!(
+                    "mss {} B + {header} B of headers = {packet} B does not fit the mtu {} B of link {} on the path: every data segment would be dropped",
+                    cfg.mss, link.params.mtu_bytes, link.name
+                ),
+            ));
+        }
+        at = link.to;
+    }
+    Ok(())
 }

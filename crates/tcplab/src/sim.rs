@@ -81,6 +81,9 @@ pub struct Simulation {
     ended: bool,
 }
 
+/// Events between progress calls within a dense slice of simulated time (a few ms of wall time).
+pub const PROGRESS_EVENTS: u64 = 1 << 18;
+
 impl Simulation {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn assemble(
@@ -156,30 +159,52 @@ impl Simulation {
         let mut t = self.now();
         loop {
             t = SimTime(t.0.saturating_add(slice));
-            if self.run_until(t) {
-                break;
+            // A dense slice (millions of events) also reports back every PROGRESS_EVENTS events,
+            // so a wall-clock limit or Ctrl-C is seen within milliseconds, however dense the run.
+            loop {
+                match self.run_until_bounded(t, PROGRESS_EVENTS) {
+                    Some(true) => {
+                        let now = self.now();
+                        for l in &mut self.links {
+                            l.monitor.finish(now);
+                        }
+                        return true;
+                    }
+                    Some(false) => break,
+                    None => {
+                        if !progress(self) {
+                            return false;
+                        }
+                    }
+                }
             }
             if !progress(self) {
                 return false;
             }
         }
-        let now = self.now();
-        for l in &mut self.links {
-            l.monitor.finish(now);
-        }
-        true
     }
 
     /// Process every event up to and including time `t` (or until the run ends). Returns true
     /// once the run has ended. Lets a caller step a simulation and look at it between steps.
     pub fn run_until(&mut self, t: SimTime) -> bool {
+        self.run_until_bounded(t, u64::MAX).expect("unbounded")
+    }
+
+    /// Like [`Simulation::run_until`], stopping after `max_events` events: `Some(ended)` when
+    /// `t` (or the end) was reached, `None` when the budget ran out first.
+    pub fn run_until_bounded(&mut self, t: SimTime, max_events: u64) -> Option<bool> {
         if self.ended {
-            return true;
+            return Some(true);
         }
+        let mut budget = max_events;
         while let Some(at) = self.events.peek_time() {
             if at > t {
-                return false;
+                return Some(false);
             }
+            if budget == 0 {
+                return None;
+            }
+            budget -= 1;
             let (now, ev) = self.events.pop().expect("peeked");
             match ev {
                 Event::TxDone(l) => self.tx_done(now, l),
@@ -194,16 +219,16 @@ impl Simulation {
                 Event::AppWake { conn, gen } => crate::tcpglue::on_app_wake(self, now, conn, gen),
                 Event::Stop => {
                     self.ended = true;
-                    return true;
+                    return Some(true);
                 }
             }
             if self.stop_when_done && self.finished_at.is_some() {
                 self.ended = true;
-                return true;
+                return Some(true);
             }
         }
         self.ended = true;
-        true
+        Some(true)
     }
 
     pub fn now(&self) -> SimTime {

@@ -90,6 +90,39 @@ fn line_of_offset(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
+/// A TOML syntax error as a located ScenarioError. The parser's message can be empty (a bare
+/// carriage return); then say what the byte at the error is. A file with CR-only line endings
+/// (old Mac) has one "line" for the parser: count its CRs as line breaks so the line means
+/// something in the user's editor.
+fn syntax_check(text: &str, file: &str) -> Result<(), ScenarioError> {
+    let Err(e) = toml_edit::ImDocument::parse(text) else { return Ok(()) };
+    let off = e.span().map(|sp| sp.start);
+    let cr_only = !text.contains('\n') && text.contains('\r');
+    let line = off.map(|o| {
+        if cr_only {
+            text[..o.min(text.len())].bytes().filter(|&b| b == b'\r').count() + 1
+        } else {
+            line_of_offset(text, o)
+        }
+    });
+    // One line: the parser's message may continue on further lines.
+    let mut message = e.message().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    let lone_cr = text.as_bytes().windows(2).any(|w| w[0] == b'\r' && w[1] != b'\n') || text.ends_with('\r');
+    if lone_cr {
+        message = format!(
+            "{}a carriage return without a line feed (CR-only line endings are not TOML; save the file with LF or CRLF line endings)",
+            if message.is_empty() { String::new() } else { format!("{message}; ") }
+        );
+    } else if message.is_empty() {
+        let at = off.and_then(|o| text.get(o..)).and_then(|r| r.chars().next());
+        message = match at {
+            Some(c) => format!("unexpected {c:?}"),
+            None => "unexpected end of file".into(),
+        };
+    }
+    Err(ScenarioError { file: file.to_string(), line, field: String::new(), message: format!("invalid TOML: {message}") })
+}
+
 /// Find the line where the item at `path` (e.g. `links[2].delay`) is written: the deepest part
 /// of the path that exists in the document (the key if present, else its table).
 pub fn locate(text: &str, path: &str) -> Option<usize> {
@@ -138,6 +171,8 @@ pub fn apply_overrides(text: &str, file: &str, overrides: &[String]) -> Result<S
         return Ok(text.to_string());
     }
     let err = |field: &str, message: String| ScenarioError { file: file.to_string(), line: None, field: field.to_string(), message };
+    // A syntax error is reported against the user's file, with its line.
+    syntax_check(text, file)?;
     let mut doc: toml_edit::DocumentMut =
         text.parse().map_err(|e: toml_edit::TomlError| err("", format!("invalid TOML: {}", e.message())))?;
     for ov in overrides {
@@ -227,12 +262,13 @@ fn set_in_table(t: &mut toml_edit::Table, rest: &[Seg], value: toml_edit::Value)
 
 /// Parse scenario TOML text. `file` names the source in errors.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-    if text.contains('\0') || text.bytes().filter(|b| *b < 0x09).count() > 0 {
+    if let Some(off) = text.find(|c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        let c = text[off..].chars().next().unwrap_or('\0');
         return Err(ScenarioError {
             file: file.to_string(),
-            line: None,
+            line: Some(line_of_offset(text, off)),
             field: String::new(),
-            message: "not a TOML text file (binary content)".into(),
+            message: format!("not a TOML text file (binary content: control character U+{:04X})", c as u32),
         });
     }
     if text.trim().is_empty() {
@@ -244,14 +280,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         });
     }
     // Syntax first, so a malformed file says "invalid TOML" rather than a bare parser message.
-    if let Err(e) = toml_edit::ImDocument::parse(text) {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            line: e.span().map(|sp| line_of_offset(text, sp.start)),
-            field: String::new(),
-            message: format!("invalid TOML: {}", e.message().trim()),
-        });
-    }
+    syntax_check(text, file)?;
     let de = toml::Deserializer::new(text);
     match serde_path_to_error::deserialize::<_, Scenario>(de) {
         Ok(s) => Ok(s),

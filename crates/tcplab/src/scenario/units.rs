@@ -38,6 +38,11 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((v, unit.trim()))
 }
 
+/// Largest size a scenario may write (1 PB); more would not fit the engine's byte counters.
+pub const MAX_SIZE_BYTES: u64 = 1 << 50;
+/// Highest rate a scenario may write: 10 Tbit/s.
+pub const MAX_RATE_BPS: f64 = 1e13;
+
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s).ok_or_else(|| format!("expected a size like \"1.4KB\", got {s:?}"))?;
     let mult = match unit {
@@ -50,6 +55,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     if v < 0.0 {
         return Err(format!("expected a non-negative size, got {s:?}"));
+    }
+    // Larger values would saturate the u64 silently (a 40-digit size became u64::MAX).
+    if v * mult > MAX_SIZE_BYTES as f64 {
+        return Err(format!("size {s:?} is too large: at most 1048576GB (1 PB)"));
     }
     Ok((v * mult).round() as u64)
 }
@@ -71,6 +80,11 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     };
     if v <= 0.0 {
         return Err(format!("expected a positive rate, got {s:?}"));
+    }
+    // A 40-digit rate used to saturate to u64::MAX bit/s; transmission times below 1 ns per
+    // byte would round to zero anyway.
+    if v * bps > MAX_RATE_BPS {
+        return Err(format!("rate {s:?} is too high: at most 10Tbit/s (\"10000Gbps\")"));
     }
     Ok(v * bps)
 }
