@@ -61,6 +61,7 @@ sensitivity: setup
 # Every seed reproduction in full (tables with their published numbers, claims, reports) into
 # runs/reproduce/<experiment>/; a rerun only runs what is missing from each results store.
 REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
+	brakmo/send-buffer-background \
 	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
 	zhang/figure7 zhang/figure8
 reproductions: setup
