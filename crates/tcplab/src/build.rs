@@ -713,12 +713,10 @@ fn build_traffic<'a>(
                 }
                 reverse_names.push(name.clone());
             }
-            let offered = offered.map(|(load, _)| {
-                let l = match &t.bottleneck {
-                    Some(n) if a == from => links.iter().position(|l| &l.name == n).map(|x| x as u32),
-                    _ => slowest_on_path(nodes, links, a, b),
-                };
-                (load, l.map_or(1.0, |l| links[l as usize].params.rate_bps as f64 / 8.0))
+            // The reverse source loads the slowest link of its own path (its route was checked).
+            let offered = offered.map(|(load, forward_rate)| match a == from {
+                true => (load, forward_rate),
+                false => (load, slowest_on_path(nodes, links, a, b).map_or(forward_rate, |l| links[l as usize].params.rate_bps as f64 / 8.0)),
             });
             out.push(TrafficSource::new(rngs, name, kind.clone(), mix_configured, offered, a, b, t.variant.clone(), [cfg.clone(), rcfg.clone()], bsd, start, stop));
         }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use tcplab::apps::tcplib_tables::{AppMix, ConvKind};
+use tcplab::apps::tcplib_tables::AppMix;
 use tcplab::apps::traffic::{expected_conversation_bytes, plan_for, HEADER_BYTES};
 use tcplab::engine::{RngStreams, SimTime};
 use tcplab::run::run_text;
@@ -233,7 +233,6 @@ fn offered_load_formula_matches_planned_conversations() {
         let measured = total / n as f64;
         let expected = expected_conversation_bytes(&mix, mss);
         assert!((measured / expected - 1.0).abs() < 0.05, "{mix:?}: planned {measured:.0} B vs formula {expected:.0} B");
-        let _ = ConvKind::Smtp;
     }
 }
 

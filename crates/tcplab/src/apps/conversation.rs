@@ -150,12 +150,11 @@ pub struct ConvApp {
     pub echo_count: u64,
     pub echo_delay_sum_ns: u128,
     pub echo_under_1s: u64,
-    pub finished: bool,
 }
 
 impl ConvApp {
     fn new(script: Script) -> ConvApp {
-        ConvApp { script, written: [0, 0], echo_pending: VecDeque::new(), echo_count: 0, echo_delay_sum_ns: 0, echo_under_1s: 0, finished: false }
+        ConvApp { script, written: [0, 0], echo_pending: VecDeque::new(), echo_count: 0, echo_delay_sum_ns: 0, echo_under_1s: 0 }
     }
 
     /// A tcplib conversation; `keys` is the conversation's keystroke stream (Telnet only).
@@ -306,14 +305,6 @@ impl ConvApp {
                 st.touched[1] = true;
             }
         }
-        if ep[0].is_closed() && ep[1].is_closed() {
-            self.finished = true;
-        }
         st
-    }
-
-    /// Originator bytes whose echo had not come back (Telnet).
-    pub fn echoes_outstanding(&self) -> usize {
-        self.echo_pending.len()
     }
 }
