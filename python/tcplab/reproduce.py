@@ -9,6 +9,10 @@ An experiment folder holds `scenario.toml` and `reproduce.toml`::
     metrics = ["throughput_KBps", "jain"]   # reported for every variant (default: STANDARD_METRICS)
     axes = { "links[1].queue.limit" = ["10pkts", "15pkts", "20pkts"] }   # every variant runs the full grid
 
+    [points]                                # or: named points, reported one by one
+    loss_1pct = { "links[1].ab.loss" = 0.01 }
+    loss_5pct = { "links[1].ab.loss" = 0.05 }
+
     [derived]                               # per-run metrics computed from summary.json
     jain = "jain('flows.*.throughput_KBps')"
 
@@ -27,7 +31,9 @@ An experiment folder holds `scenario.toml` and `reproduce.toml`::
 Every variant runs over the grid axes × seeds (paired: the same seeds and axis points for every
 variant) through the sweep runner (`--jobs`, `--backend ray`), with the runs kept in
 OUT/results.duckdb so a rerun only runs what is missing. A variant's numbers are aggregated over
-all its runs: comparison.json rows carry variant, metric, paper, ours (the mean when there are
+all its runs; with named ``[points]`` (exclusive with ``axes``) every variant runs at every point,
+and a metric ``M_<point>`` (``utilization_loss_5pct``) is M over that point's runs only — each
+metric in ``metrics`` is reported once per point. comparison.json rows: comparison.json rows carry variant, metric, paper, ours (the mean when there are
 several runs), source, n, mean, std, ci90 (half-width of the 90 % Student-t interval) and, with
 several runs, seeds, min and max. The first run of each variant (first seed, first axis point)
 is saved as OUT/<variant>/ for the report's graphs.
@@ -58,7 +64,8 @@ from .paths import find_experiment
 STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments", "retransmitted_bytes",
                     "coarse_timeouts", "coarse_timeout_times_s", "fast_retransmits"]
 
-_TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "derived", "variants", "claims", "mode"}
+_TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
+             "variants", "claims", "mode"}
 _VARIANT_KEYS = {"name", "label", "scenario", "set", "paper", "source", "note"}
 
 
@@ -97,10 +104,12 @@ class Spec:
         self.seeds = _seed_list(spec.get("seeds"), file, text)
         self.mode = spec.get("mode", "grid")
         self.axes = check_axes(spec.get("axes"), file, text, self.mode)
+        self.points = self._named_points(spec.get("points"), file, text)
         metrics = spec.get("metrics", STANDARD_METRICS)
         if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
             raise SweepError(file, locate(text, "metrics"), "metrics", "expected a list of metric names")
-        self.metrics = metrics
+        # With named points each metric is reported per point (M_<point>), not pooled.
+        self.metrics = [f"{m}_{p}" for m in metrics for p in self.points] if self.points else metrics
         self.derived = {}
         for name, expr in (spec.get("derived") or {}).items():
             try:
@@ -119,7 +128,7 @@ class Spec:
                 if k not in _VARIANT_KEYS:
                     raise SweepError(file, locate(text, k), f"variants[{v['name']}].{k}",
                                      f"unknown key; expected one of {', '.join(sorted(_VARIANT_KEYS))}")
-            overlap = set(v.get("set", {})) & set(self.axes)
+            overlap = set(v.get("set", {})) & (set(self.axes) | {k for p in self.points.values() for k in p})
             if overlap:
                 raise SweepError(file, locate(text, sorted(overlap)[0]), f"variants[{v['name']}].set",
                                  f"{sorted(overlap)[0]!r} is also an axis")
@@ -149,6 +158,29 @@ class Spec:
                 if not isinstance(m, str):
                     raise SweepError(file, line, label, f"{fn}(): the metric must be a quoted string")
             self.claims.append({"text": c.get("text", c["expr"]), "expr": c["expr"], "tree": tree, "label": label, "line": line})
+
+    def _named_points(self, points: Any, file: str, text: str) -> dict[str, dict[str, Any]]:
+        if points is None:
+            return {}
+        if self.axes:
+            raise SweepError(file, locate(text, "points"), "points", "use either [points] or axes, not both")
+        if not isinstance(points, dict) or not points:
+            raise SweepError(file, locate(text, "points"), "points", "expected a table of NAME = { KEY = value, ... }")
+        for name, ov in points.items():
+            if not isinstance(ov, dict) or not ov:
+                raise SweepError(file, locate(text, name, "points"), f"points.{name}",
+                                 "expected an inline table of overrides, e.g. { \"links[1].ab.loss\" = 0.01 }")
+            if not name.replace("_", "").isalnum():
+                raise SweepError(file, locate(text, name, "points"), f"points.{name}",
+                                 "a point name may hold letters, digits and '_' only (it becomes a metric suffix)")
+        return points
+
+    def split_point(self, metric: str) -> tuple[str, int | None]:
+        """`utilization_loss_5pct` -> ("utilization", index of point loss_5pct); (metric, None) otherwise."""
+        for i, p in enumerate(self.points):
+            if metric.endswith("_" + p) and len(metric) > len(p) + 1:
+                return metric[: -len(p) - 1], i
+        return metric, None
 
     def variant_metrics(self, v: dict) -> list[str]:
         paper = v.get("paper", {})
@@ -186,7 +218,7 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     print(f"{sp.title}\n  scenario {shown}\n  output   {out}\n", flush=True)
 
     version = code_version()
-    points = axis_points(sp.axes, sp.mode)
+    points = list(sp.points.values()) if sp.points else axis_points(sp.axes, sp.mode)
     tasks_by_variant: dict[str, list[Task]] = {}
     resolvers: dict[Path, Resolver] = {}
     for v in sp.variants:
@@ -202,9 +234,9 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
         else:
             seed_list = sp.seeds or [base_seed]
         fixed = v.get("set", {})
-        where = {k: "variants" for k in fixed} | {k: "axes" for k in sp.axes}
         tl = []
         for i, point in enumerate(points):
+            where = {k: "variants" for k in fixed} | {k: ("points" if sp.points else "axes") for k in point}
             ov = {**fixed, **point}
             resolved = res.resolve(ov, where)
             for s in seed_list:
@@ -220,7 +252,7 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
             if t.hash not in unique or t.save == "all":
                 unique[t.hash] = t
     n_seeds = len({t.seed for tl in tasks_by_variant.values() for t in tl})
-    print(f"  {len(sp.variants)} variant(s) × {len(points)} axis point(s) × {n_seeds} seed(s) = "
+    print(f"  {len(sp.variants)} variant(s) × {len(points)} {'point' if sp.points else 'axis point'}(s) × {n_seeds} seed(s) = "
           f"{sum(len(t) for t in tasks_by_variant.values())} runs", flush=True)
     t0 = time.perf_counter()
     store = Store(out / "results.duckdb")
@@ -270,7 +302,10 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
 
     def values(variant: str, metric: str) -> list[tuple[Any, Any]]:
         out_ = []
+        metric, only = sp.split_point(metric)
         for key, s, d in per_run[variant]:
+            if only is not None and key[0] != only:
+                continue
             try:
                 out_.append((key, resolve(s, metric, sp.flow, d)))
             except MetricError as e:
@@ -322,7 +357,7 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
 
     comparison = {"experiment": experiment, "title": sp.title, "rows": rows, "claims": claims,
                   "seeds": sorted({t.seed for tl in tasks_by_variant.values() for t in tl}),
-                  "axes": sp.axes}
+                  "axes": sp.axes, "points": sp.points}
     (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n")
 
     print()

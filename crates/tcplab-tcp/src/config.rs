@@ -54,6 +54,20 @@ pub enum TimerModel {
     /// RFC 6298 with clock granularity G, a lower bound on the RTO and an initial RTO; the
     /// delayed-ACK timer is a per-connection deadline of `delack_timeout`.
     Fine { granularity: Nanos, min_rto: Nanos, initial_rto: Nanos },
+    /// ns-2's agent timer ([`crate::rto::ns2`]): RTT counted in `tick`s with Jacobson's scaled
+    /// integers, the floor applied after the backoff, a deadline rather than a tick countdown;
+    /// delayed ACKs (if any) as in `Fine`.
+    Ns2 { tick: Nanos, min_rto: Nanos, initial_rto: Nanos, max_rto: Nanos },
+}
+
+impl TimerModel {
+    /// ns-2's defaults of 2002 (seed 004's simulator): see [`crate::rto::ns2`].
+    pub const NS2_2002: TimerModel = TimerModel::Ns2 {
+        tick: crate::rto::ns2::NS2_TICK,
+        min_rto: crate::rto::ns2::NS2_MIN_RTO,
+        initial_rto: crate::rto::ns2::NS2_INITIAL_RTO,
+        max_rto: crate::rto::ns2::NS2_MAX_RTO,
+    };
 }
 
 /// Receiver acknowledgement policy.

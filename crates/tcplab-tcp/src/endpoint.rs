@@ -474,13 +474,13 @@ impl Endpoint {
     fn tsval(&self, now: Nanos) -> u32 {
         match self.cfg.timer_model {
             TimerModel::Bsd => self.tcp_now,
-            TimerModel::Fine { .. } => (now / MS) as u32 + 1,
+            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => (now / MS) as u32 + 1,
         }
     }
     fn delack_timeout(&self) -> Option<Nanos> {
         match self.cfg.timer_model {
             TimerModel::Bsd => None,
-            TimerModel::Fine { .. } => Some(self.cfg.delack_timeout),
+            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => Some(self.cfg.delack_timeout),
         }
     }
 
@@ -934,7 +934,7 @@ impl Endpoint {
                 let ticks = self.tsval(now).wrapping_sub(ecr) as i32 + 1;
                 let ns = match self.cfg.timer_model {
                     TimerModel::Bsd => (ticks.max(1) as u64 - 1) * crate::rto::SLOW_TICK,
-                    TimerModel::Fine { .. } => (ticks.max(1) as u64 - 1) * MS,
+                    TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => (ticks.max(1) as u64 - 1) * MS,
                 };
                 self.timer.sample_external(ns, ticks);
                 rtt = Some(ns);

@@ -467,8 +467,8 @@ fn karn_rule_fine() {
     e.on_segment(450 * MS, &ack(1000, 65535));
     match e.rto_timer() {
         RetransmitTimer::Fine { est, .. } => {
-            assert_eq!(est.srtt, Some(100 * MS));
-            assert_eq!(est.backoffs, 1);
+            assert_eq!(est.srtt(), Some(100 * MS));
+            assert_eq!(est.backoffs(), 1);
             assert_eq!(est.rto(), 600 * MS);
         }
         _ => unreachable!(),
@@ -478,8 +478,8 @@ fn karn_rule_fine() {
     e.on_segment(550 * MS, &ack(2000, 65535));
     match e.rto_timer() {
         RetransmitTimer::Fine { est, .. } => {
-            assert_eq!(est.backoffs, 0);
-            assert_eq!(est.srtt, Some(100 * MS));
+            assert_eq!(est.backoffs(), 0);
+            assert_eq!(est.srtt(), Some(100 * MS));
         }
         _ => unreachable!(),
     }
@@ -1077,3 +1077,28 @@ fn slow_start_restart_after_idle_fine() {
 
 #[path = "tests_sack_ecn.rs"]
 mod sack_ecn;
+
+/// ns-2's agent timer (seed 004's simulator) on a scripted exchange: the handshake's 100 ms
+/// sample is one 100 ms tick (RTO 0.3 s, floored to minrto_ 1 s); the timer is a deadline from
+/// the send, not a tick countdown; the floor applies after the backoff (1 s, 1 s, 1.2 s, 2.4 s),
+/// where RFC 6298 would double the floored value (1, 2, 4, 8 s).
+#[test]
+fn ns2_timer_deadlines_and_floor_after_backoff() {
+    let mut c = cfg("reno");
+    c.timer_model = TimerModel::NS2_2002;
+    let mut e = open_sender(c, 65535);
+    assert_eq!(e.rto_timer().rto_ns(), SEC);
+    e.app_write(1000);
+    assert_eq!(data(&drain(&mut e, 150 * MS)), vec![(0, 1000)]);
+    assert_eq!(e.next_timer(), Some(1150 * MS));
+    let mut fired = Vec::new();
+    for _ in 0..3 {
+        let t = e.next_timer().unwrap();
+        e.on_timer(t);
+        assert_eq!(data(&drain(&mut e, t)), vec![(0, 1000)], "retransmission at {t}");
+        fired.push(t);
+    }
+    // Timeouts of 1 s (0.3 s, floored), 1 s (0.6 s, floored), 1.2 s, then 2.4 s.
+    assert_eq!(fired, vec![1150 * MS, 2150 * MS, 3350 * MS]);
+    assert_eq!(e.next_timer(), Some(3350 * MS + 2400 * MS));
+}

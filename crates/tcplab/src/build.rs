@@ -497,7 +497,9 @@ fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut En
             cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 1_000_000_000, initial_rto: 1_000_000_000 };
         }
         Some("fine") => {}
-        Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine"))),
+        // ns-2's agent timer with its 2002 defaults (tcpTick_ 0.1, minrto_ 1, rtxcur_init_ 6).
+        Some("ns2") => cfg.timer_model = TimerModel::NS2_2002,
+        Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine, ns2"))),
     }
     // FineRto clamps every RTO into [min_rto, MAX_RTO] and asserts min <= max: check here, by name.
     for (k, v) in [("timer_granularity", gran), ("min_rto", min_rto)] {
@@ -507,15 +509,20 @@ fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut En
             }
         }
     }
-    if let TimerModel::Fine { granularity, min_rto: m, .. } = &mut cfg.timer_model {
-        if let Some(g) = gran {
-            *granularity = g.max(1);
+    match &mut cfg.timer_model {
+        // For ns2, timer_granularity is tcpTick_.
+        TimerModel::Fine { granularity, min_rto: m, .. } | TimerModel::Ns2 { tick: granularity, min_rto: m, .. } => {
+            if let Some(g) = gran {
+                *granularity = g.max(1);
+            }
+            if let Some(r) = min_rto {
+                *m = r;
+            }
         }
-        if let Some(r) = min_rto {
-            *m = r;
+        TimerModel::Bsd if gran.is_some() || min_rto.is_some() => {
+            return Err(ctx.err(f("timer_granularity"), "timer_granularity and min_rto apply to the fine and ns2 timer models only"));
         }
-    } else if gran.is_some() || min_rto.is_some() {
-        return Err(ctx.err(f("timer_granularity"), "timer_granularity and min_rto apply to the fine timer model only"));
+        TimerModel::Bsd => {}
     }
     if let Some(v) = t.timestamps {
         cfg.timestamps = v;

@@ -4,15 +4,18 @@
 //!   decremented by [`RetransmitTimer::on_slow_tick`]; RTT is measured by counting slow ticks
 //!   (`t_rtt`) for one timed segment at a time.
 //! * [`RetransmitTimer::Fine`] — an absolute deadline in ns; RTT of one timed segment at a time
-//!   measured in ns (RFC 6298 permits timing one segment per RTT).
+//!   measured in ns (RFC 6298 permits timing one segment per RTT). The estimator behind the
+//!   deadline is RFC 6298's ([`FineRto`]) or ns-2's tick-counting one ([`Ns2Rto`]).
 //!
 //! Both apply Karn's rule: timing is cancelled when a retransmission happens, and the backed-off
 //! RTO persists until a new sample arrives.
 
 mod bsd;
 pub mod fine;
+pub mod ns2;
 pub use bsd::BsdRto;
 pub use fine::FineRto;
+pub use ns2::Ns2Rto;
 
 use crate::config::TimerModel;
 use crate::Nanos;
@@ -34,10 +37,51 @@ pub enum RetransmitTimer {
         rtseq: u64,
     },
     Fine {
-        est: FineRto,
+        est: DeadlineRto,
         deadline: Option<Nanos>,
         timing: Option<(u64, Nanos)>,
     },
+}
+
+/// The estimator behind a deadline timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeadlineRto {
+    Rfc6298(FineRto),
+    Ns2(Ns2Rto),
+}
+
+impl DeadlineRto {
+    /// A sample of `r` ns; `sent_at` is the timed segment's send time (None: a timestamp echo).
+    pub fn sample(&mut self, r: Nanos, sent_at: Option<Nanos>) {
+        match self {
+            DeadlineRto::Rfc6298(e) => e.sample(r),
+            DeadlineRto::Ns2(e) => e.sample(r, sent_at),
+        }
+    }
+    pub fn rto(&self) -> Nanos {
+        match self {
+            DeadlineRto::Rfc6298(e) => e.rto(),
+            DeadlineRto::Ns2(e) => e.rto(),
+        }
+    }
+    pub fn backoff(&mut self) -> bool {
+        match self {
+            DeadlineRto::Rfc6298(e) => e.backoff(),
+            DeadlineRto::Ns2(e) => e.on_backoff(),
+        }
+    }
+    pub fn srtt(&self) -> Option<Nanos> {
+        match self {
+            DeadlineRto::Rfc6298(e) => e.srtt,
+            DeadlineRto::Ns2(e) => e.srtt(),
+        }
+    }
+    pub fn backoffs(&self) -> u32 {
+        match self {
+            DeadlineRto::Rfc6298(e) => e.backoffs,
+            DeadlineRto::Ns2(e) => e.backoffs(),
+        }
+    }
 }
 
 impl RetransmitTimer {
@@ -45,7 +89,12 @@ impl RetransmitTimer {
         match model {
             TimerModel::Bsd => RetransmitTimer::Bsd { est: BsdRto::new(), rexmt: 0, t_rtt: 0, rtseq: 0 },
             TimerModel::Fine { granularity, min_rto, initial_rto } => RetransmitTimer::Fine {
-                est: FineRto::new(granularity, min_rto, initial_rto),
+                est: DeadlineRto::Rfc6298(FineRto::new(granularity, min_rto, initial_rto)),
+                deadline: None,
+                timing: None,
+            },
+            TimerModel::Ns2 { tick, min_rto, initial_rto, max_rto } => RetransmitTimer::Fine {
+                est: DeadlineRto::Ns2(Ns2Rto::new(tick, min_rto, initial_rto, max_rto)),
                 deadline: None,
                 timing: None,
             },
@@ -179,7 +228,7 @@ impl RetransmitTimer {
             RetransmitTimer::Fine { est, timing, .. } => match *timing {
                 Some((seq, t0)) if ack > seq => {
                     let r = now.saturating_sub(t0);
-                    est.sample(r);
+                    est.sample(r, Some(t0));
                     *timing = None;
                     Some(r)
                 }
@@ -197,7 +246,7 @@ impl RetransmitTimer {
                 *t_rtt = 0;
             }
             RetransmitTimer::Fine { est, timing, .. } => {
-                est.sample(rtt);
+                est.sample(rtt, None);
                 *timing = None;
             }
         }
@@ -221,7 +270,7 @@ impl RetransmitTimer {
     pub fn srtt_ns(&self) -> Nanos {
         match self {
             RetransmitTimer::Bsd { est, .. } => (est.srtt_ticks() * SLOW_TICK as f64) as u64,
-            RetransmitTimer::Fine { est, .. } => est.srtt.unwrap_or(0),
+            RetransmitTimer::Fine { est, .. } => est.srtt().unwrap_or(0),
         }
     }
 
@@ -237,7 +286,7 @@ impl RetransmitTimer {
     pub fn backoffs(&self) -> u32 {
         match self {
             RetransmitTimer::Bsd { est, .. } => est.rxtshift,
-            RetransmitTimer::Fine { est, .. } => est.backoffs,
+            RetransmitTimer::Fine { est, .. } => est.backoffs(),
         }
     }
 }

@@ -303,10 +303,10 @@ pub struct TcpCfg {
     /// Receiver ACK policy: "every", "bsd-delayed", "tahoe", "lbl" (default: the variant's).
     #[serde(default)]
     pub ack_policy: Option<String>,
-    /// Retransmission timer model: "bsd" or "fine" (default: the variant's).
+    /// Retransmission timer model: "bsd", "fine" (RFC 6298) or "ns2" (ns-2 2002 agents) (default: the variant's).
     #[serde(default)]
     pub timer: Option<String>,
-    /// Fine timer: clock granularity and minimum RTO.
+    /// Fine/ns2 timer: clock granularity (ns2: tcpTick_) and minimum RTO.
     #[serde(default)]
     pub timer_granularity: Option<Duration>,
     #[serde(default)]
