@@ -459,3 +459,42 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_runs(tmp_path):
     assert p.returncode == 0 and f"{len(committed)} already stored" in p.stdout, p.stderr
     with Store(out / "results.duckdb", read_only=True) as st:
         assert st.frame("runs")["hash"].n_unique() == 200 == st.frame("runs").height
+
+
+@pytest.mark.parametrize("extra,field,msg", [
+    ('axes = { "run.duration" = ["1s"] }\n[points]\na = { "run.duration" = "2s" }\n', "points", "either [points] or axes"),
+    ('[points]\n"a-b" = { "run.duration" = "2s" }\n', "points.a-b", "letters, digits and '_'"),
+])
+def test_named_points_errors(tmp_path, extra, field, msg):
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "scenario.toml").write_text((ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml").read_text())
+    (exp / "reproduce.toml").write_text('scenario = "scenario.toml"\n' + extra + '\n[[variants]]\nname = "reno"\n')
+    p = subprocess.run(TCPLAB + ["reproduce", str(exp), "--out", str(tmp_path / "o"), "--no-report"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode != 0 and field in p.stderr and msg in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_point_set_adds_a_variants_own_overrides_per_point(tmp_path):
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "scenario.toml").write_text((ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml").read_text())
+    (exp / "reproduce.toml").write_text('''scenario = "scenario.toml"
+metrics = ["throughput_KBps"]
+[points]
+small = { "links[1].queue.limit" = "5pkts" }
+large = { "links[1].queue.limit" = "20pkts" }
+[[variants]]
+name = "reno"
+set = { "tcp[0].variant" = "reno" }
+[[variants]]
+name = "reno-short"
+set = { "tcp[0].variant" = "reno" }
+point_set = { large = { "tcp[0].bytes" = "100KB" } }
+''')
+    p = subprocess.run(TCPLAB + ["reproduce", str(exp), "--out", str(tmp_path / "o"), "--no-report"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    rows = {(r["variant"], r["metric"]): r["ours"] for r in json.loads((tmp_path / "o" / "comparison.json").read_text())["rows"]}
+    assert rows[("reno", "throughput_KBps_small")] == rows[("reno-short", "throughput_KBps_small")]
+    assert rows[("reno", "throughput_KBps_large")] != rows[("reno-short", "throughput_KBps_large")]

@@ -88,3 +88,49 @@ def test_adaptive_red_with_ecn_marks_instead_of_dropping():
     for f in r.summary["flows"]:
         assert f["ecn"] and f["ecn_reactions"] > 0, f["name"]
         assert f["retransmitted_segments"] == 0, f["name"]
+
+
+def _reproduce(name: str, out: Path) -> dict:
+    p = subprocess.run(TCPLAB + ["reproduce", f"zhang/{name}", "--out", str(out), "--no-report"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    return json.loads((out / "comparison.json").read_text())
+
+
+def test_table1_rows_are_variants_with_a_metric_per_loss_rate(tmp_path):
+    # [points]: one row per variant, utilization_loss_1pct / _5pct each from its own runs.
+    d = _reproduce("table1", tmp_path)
+    rows = {(r["variant"], r["metric"]): r for r in d["rows"]}
+    assert {v for v, _ in rows} == {"reno", "sack", "vegas"}
+    for v in ("reno", "sack", "vegas"):
+        lo, hi = rows[(v, "utilization_loss_1pct")], rows[(v, "utilization_loss_5pct")]
+        assert lo["n"] == hi["n"] == 1 and 0 < hi["ours"] < lo["ours"] < 1, v
+        # the point's own run: utilization is the point's throughput on the 0.8 Mb/s link
+        tp = rows[(v, "throughput_KBps_loss_5pct")]["ours"]
+        assert abs(hi["ours"] - tp * 1024 * 8 / 800_000) < 1e-9
+    assert rows[("reno", "utilization_loss_1pct")]["paper"] == 0.894
+    assert d["claims"][0]["held"]
+
+
+def test_droptail_buffer_sweep_vegas_wins_small_buffers_loses_large(tmp_path):
+    # Seed 004 §3.3.2.1: Vegas ahead with small DropTail buffers, Reno/SACK far ahead with large
+    # ones, the ratio crossing 1 in between (the seed: about 8 and 10 packets).
+    d = _reproduce("droptail-buffers", tmp_path)
+    ours = {(r["variant"], r["metric"]): r["ours"] for r in d["rows"]}
+    for pair in ("reno/vegas", "sack/vegas"):
+        assert ours[(pair, "ack_ratio_buffer2")] < 1 < ours[(pair, "ack_ratio_buffer40")], pair
+    held = {c["text"].split(" (")[0]: c["held"] for c in d["claims"]}
+    assert held["The ratio crosses 1 near 8 packets for Reno-Vegas"]
+    assert held["Large buffers: Reno and SACK take much more than Vegas"]
+
+
+def test_ns2_timer_fires_on_its_deadline_not_on_a_tick():
+    # zhang/figure1 runs ns-2's agent timer: its Reno timeouts fall off the 500 ms BSD grid, and
+    # the same run with BSD timers times out only on (host phase + k · 500 ms) ticks.
+    r = tcplab.run(ROOT / "scenarios" / "zhang" / "figure1" / "scenario.toml", seed=1,
+                   overrides={"tcp[0].variant": "reno"})
+    f = r.summary["flows"][0]
+    assert f["coarse_timeouts"] >= 1
+    bsd = tcplab.run(ROOT / "scenarios" / "zhang" / "figure1" / "scenario.toml", seed=1,
+                     overrides={"tcp[0].variant": "reno", "tcp[0].timer": "bsd"})
+    assert bsd.summary["flows"][0]["coarse_timeout_times_s"] != f["coarse_timeout_times_s"]

@@ -12,6 +12,7 @@ An experiment folder holds `scenario.toml` and `reproduce.toml`::
     [points]                                # or: named points, reported one by one
     loss_1pct = { "links[1].ab.loss" = 0.01 }
     loss_5pct = { "links[1].ab.loss" = 0.05 }
+    # a variant may add its own overrides per point: point_set = { loss_1pct = { KEY = value } }
 
     [derived]                               # per-run metrics computed from summary.json
     jain = "jain('flows.*.throughput_KBps')"
@@ -66,7 +67,7 @@ STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments",
 
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
              "variants", "claims", "mode"}
-_VARIANT_KEYS = {"name", "label", "scenario", "set", "paper", "source", "note"}
+_VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note"}
 
 
 def _fmt(v) -> str:
@@ -132,6 +133,16 @@ class Spec:
             if overlap:
                 raise SweepError(file, locate(text, sorted(overlap)[0]), f"variants[{v['name']}].set",
                                  f"{sorted(overlap)[0]!r} is also an axis")
+            ps = v.get("point_set")
+            if ps is not None:
+                if not self.points:
+                    raise SweepError(file, locate(text, "point_set"), f"variants[{v['name']}].point_set",
+                                     "point_set needs a [points] table")
+                bad = [k for k in (ps if isinstance(ps, dict) else {}) if k not in self.points]
+                if not isinstance(ps, dict) or bad or not all(isinstance(x, dict) for x in ps.values()):
+                    raise SweepError(file, locate(text, "point_set"), f"variants[{v['name']}].point_set",
+                                     f"expected {{ POINT = {{ KEY = value }} }} with POINT one of {', '.join(self.points)}"
+                                     + (f"; unknown point {bad[0]!r}" if bad else ""))
             self.variants.append(v)
         names = [v["name"] for v in self.variants]
         if len(set(names)) != len(names):
@@ -160,6 +171,7 @@ class Spec:
             self.claims.append({"text": c.get("text", c["expr"]), "expr": c["expr"], "tree": tree, "label": label, "line": line})
 
     def _named_points(self, points: Any, file: str, text: str) -> dict[str, dict[str, Any]]:
+        from .sweep import SweepError, locate
         if points is None:
             return {}
         if self.axes:
@@ -235,9 +247,12 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
             seed_list = sp.seeds or [base_seed]
         fixed = v.get("set", {})
         tl = []
+        point_names = list(sp.points) or [None] * len(points)
         for i, point in enumerate(points):
-            where = {k: "variants" for k in fixed} | {k: ("points" if sp.points else "axes") for k in point}
-            ov = {**fixed, **point}
+            own = v.get("point_set", {}).get(point_names[i], {})
+            where = {k: "variants" for k in fixed} | {k: ("points" if sp.points else "axes") for k in point} \
+                | {k: "variants" for k in own}
+            ov = {**fixed, **point, **own}
             resolved = res.resolve(ov, where)
             for s in seed_list:
                 tl.append(Task(hash=run_hash(resolved, s, version), seed=s, params=point,
