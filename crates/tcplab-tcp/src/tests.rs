@@ -1077,3 +1077,6 @@ fn slow_start_restart_after_idle_fine() {
 
 #[path = "tests_sack_ecn.rs"]
 mod sack_ecn;
+
+#[path = "tests_scalable.rs"]
+mod scalable;
