@@ -63,7 +63,7 @@ sensitivity: setup
 REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
 	brakmo/send-buffer-background \
 	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
-	zhang/figure7 zhang/figure8
+	zhang/figure7 zhang/figure8 kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics
 reproductions: setup
 	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 
