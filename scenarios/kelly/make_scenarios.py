@@ -129,16 +129,20 @@ def write_table2():
     ] + COMMON_NOTES
     out = HERE / "table2"
     out.mkdir(exist_ok=True)
-    for seg in (250, 500, 1000, 1500):
+    # Two readings of base_b (see reproduce.toml): the formula as printed, and the one that equals
+    # Table 1's base_b = 0.005 at s = 1000 ("all other simulation parameters were unchanged").
+    for seg, reading in [(s, r) for r in ("printed", "table1") for s in (250, 500, 1000, 1500)]:
         rng = random.Random(3003)
         pairs = table1_pairs(40, rng)
-        base_b = 0.05 * (seg + 50) / (100 * 1050)
-        text = dumbbell(f"kelly-table2-{seg}", f"Seed 003 Table 2: 40 connections each way, {seg}-byte segments", notes, pairs,
+        base_b = 0.05 * (seg + 50) / (100 * 1050) if reading == "printed" else 0.005 * (seg + 50) / 1050
+        extra = [f"* base_b reading: {reading} -> {base_b:.6g} (" + ("0.05 (s+50)/(100 x 1050), as printed in §4.3" if reading == "printed"
+                 else "0.005 (s+50)/1050: Table 1's 0.005 at s = 1000, same response curve for every s") + ")."]
+        text = dumbbell(f"kelly-table2-{seg}-{reading}", f"Seed 003 Table 2: 40 connections each way, {seg}-byte segments", notes + extra, pairs,
                         variant="scalable-ecn", params={"a": 0.125, "base_b": round(base_b, 12)},
                         bottleneck_queue=vq_queue().replace('"1052B"', f'"{seg + 52}B"'),
                         bottleneck_delay_ms=40, duration_s=85, measure=(25, 85))
         text = text.replace('mss = "1012B"', f'mss = "{seg + 12}B"')
-        (out / f"seg-{seg}.toml").write_text(text)
+        (out / f"seg-{seg}{'' if reading == 'printed' else '-t1'}.toml").write_text(text)
 
 
 def rtt_pairs(groups_ms, per_group, rng, start_span, bottleneck_ms=2.0, left_ms=1.0):
