@@ -189,7 +189,7 @@ def write_dynamics():
         "the first second; every 50 s the number doubles in both directions (new starts uniform over",
         "a second) up to 512 each way; a = 0.125, base_b = 0.01, theta 0.9, phi 0.125, 128 KB. The",
         "report draws work arrival, work forwarded and marking rate, and the queue min/max/average,",
-        "per 1 s interval (queue_intervals.parquet).",
+        "per 1 s interval (queue_intervals.parquet); run.measure covers the last 50 s (512 each way).",
         "",
     ] + COMMON_NOTES
     out = HERE / "dynamics"
@@ -214,7 +214,7 @@ def write_dynamics():
             f"* RTT: {', '.join(str(r) for r in rtts)} ms (connection k takes the (k mod {len(rtts)})-th; access",
             "  1 ms (0.5 ms for 4 ms RTT) + bottleneck 1 ms + right access = RTT/2)."], pairs,
             variant="scalable-ecn", params={"a": 0.125, "base_b": 0.01}, bottleneck_queue=vq_queue(),
-            bottleneck_delay_ms=1, duration_s=300)
+            bottleneck_delay_ms=1, duration_s=300, measure=(250, 300))
         (out / f"{label}.toml").write_text(text)
 
 
