@@ -94,6 +94,12 @@ def test_rtt_fairness_short_claims():
     assert 0.5 < bias["scalable"] < 2, bias
 
 
+def test_a_window_after_the_end_of_the_run_is_empty():
+    s = tcplab.run(KELLY / "table1" / "flows-1.toml", overrides={"run.duration": "3s"}).summary
+    assert all("window_utilization" not in l for l in s["links"])
+    assert all("window_goodput_bps" not in f for f in s["flows"])
+
+
 def test_determinism_same_seed_same_bytes(tmp_path):
     over = {"run.duration": "12s", "run.measure.from": "5s", "run.measure.to": "12s"}
     a = tcplab.run(KELLY / "table1" / "flows-4.toml", seed=3, overrides=over).summary
