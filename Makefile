@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions fuzz browser clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions kelly fuzz browser clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -63,9 +63,19 @@ sensitivity: setup
 REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
 	brakmo/send-buffer-background \
 	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
-	zhang/figure7 zhang/figure8 zhang/droptail-buffers zhang/rtt-buffers
+	zhang/figure7 zhang/figure8 zhang/droptail-buffers zhang/rtt-buffers \
+	kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics
 reproductions: setup
 	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
+	$(KELLY_PLOTS)
+
+# Seed 003 (Kelly) alone, with the figures of Figs 5-9 (scenarios/kelly/*/plot.py).
+KELLY_PLOTS = $(BIN)/python scenarios/kelly/rtt-fairness/plot.py runs/reproduce/kelly_rtt-fairness && \
+	$(BIN)/python scenarios/kelly/dynamics/plot.py runs/reproduce/kelly_dynamics
+kelly: setup
+	@for e in kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics; do \
+		$(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
+	$(KELLY_PLOTS)
 
 # Fuzz the scenario front end and runs for FUZZ_SECONDS (tests/fuzz_scenarios.py states the
 # invariant); failing inputs land in runs/fuzz-failures/. `make test` runs a fixed 2,000-case sample.

@@ -123,6 +123,9 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     let (mut i_name, mut i_t, mut i_min, mut i_max, mut i_avg) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut i_bytes: Vec<u64> = Vec::new();
     let mut i_aqm: Vec<Option<f64>> = Vec::new();
+    // Seed 003's per-interval link statistics (work arrival, marks, queueing delay).
+    let (mut i_in, mut i_ect, mut i_ce, mut i_dn): (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) = Default::default();
+    let (mut i_dsum, mut i_dsq): (Vec<f64>, Vec<f64>) = Default::default();
     const EV: [&str; 3] = ["arrive", "depart", "drop"];
     for l in r.sim.links.iter_mut() {
         if let Some(tr) = l.monitor.trace.take() {
@@ -144,6 +147,12 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
                 i_avg.push(s.avg_pkts);
                 i_bytes.push(s.bytes_out);
                 i_aqm.push(s.aqm_avg_pkts);
+                i_in.push(s.bytes_in);
+                i_ect.push(s.ect_in);
+                i_ce.push(s.ce_marks);
+                i_dn.push(s.delay_n);
+                i_dsum.push(s.delay_sum_s);
+                i_dsq.push(s.delay_sumsq_s2);
             }
         }
     }
@@ -161,6 +170,12 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     iv.set_item("avg_pkts", i_avg)?;
     iv.set_item("bytes_out", i_bytes)?;
     iv.set_item("aqm_avg_pkts", i_aqm)?;
+    iv.set_item("bytes_in", i_in)?;
+    iv.set_item("ect_in", i_ect)?;
+    iv.set_item("ce_marks", i_ce)?;
+    iv.set_item("delay_n", i_dn)?;
+    iv.set_item("delay_sum_s", i_dsum)?;
+    iv.set_item("delay_sumsq_s2", i_dsq)?;
     out.set_item("queue_intervals", iv)?;
     Ok(out)
 }

@@ -36,6 +36,13 @@
 //!   every segment (the x-kernel receiver, as `reno`). Parameters `alpha`, `beta`, `gamma`
 //!   (buffers; defaults 1, 3, 1 — seed 000 §4.3/§4.4) via [`EndpointConfig::set_param`].
 //! * `vegas-star` — Vegas with the experimental slow start of seed 000 §4.4 / Fig 4.7 (Vegas*).
+//! * `scalable-ecn` — [`crate::cc::ScalableCc`], Kelly's scalable TCP (seed 003 §3.3): real-valued
+//!   cwnd, +a per unmarked ACK, ×(1−b) per marked ACK, b = base_b/RTT̄ with b-capping, paced
+//!   sending with a clamped exponential factor, soft-start; ECN on with the receiver echoing each
+//!   segment's mark on its own ACK (`ecn_per_segment`, fn. 14: no delayed ACKs); timestamps on;
+//!   on loss NewReno recovery and `fine` timers as `newreno` ("falls back to traditional TCP").
+//!   Parameters `a` (0.125), `base_b` (0.005), `ssgrace` (3), `b_cap` (0.1) — seed 003 §3.2,
+//!   §3.3, §4.2.
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -136,6 +143,30 @@ impl Default for VegasParams {
     }
 }
 
+/// Kelly's scalable TCP parameters (seed 003; defaults from §4.2 and §3.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalableParams {
+    /// Increase per unmarked ACK, in segments (§4.2: 0.125).
+    pub a: f64,
+    /// b = base_b / RTT̄ (RTT̄ in seconds; §4.2: 0.005).
+    pub base_b: f64,
+    /// Soft-start grace: marks before steady-state control (§3.3: 3).
+    pub ssgrace: u32,
+    /// b-capping threshold (§3.2: "b_r is capped to be less than 0.1").
+    pub b_cap: f64,
+}
+
+impl Eq for ScalableParams {}
+
+impl Default for ScalableParams {
+    fn default() -> Self {
+        ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 3, b_cap: 0.1 }
+    }
+}
+
+/// Parameter names of `scalable-ecn`.
+pub const SCALABLE_PARAMS: &[&str] = &["a", "base_b", "ssgrace", "b_cap"];
+
 /// Congestion-control algorithm (the cwnd/ssthresh policy seam).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CcKind {
@@ -149,6 +180,8 @@ pub enum CcKind {
     },
     /// TCP Vegas (and Vegas* when `star`), see [`crate::cc::VegasCc`].
     Vegas(VegasParams),
+    /// Kelly's scalable TCP, see [`crate::cc::ScalableCc`].
+    Scalable(ScalableParams),
 }
 
 /// Loss-recovery algorithm.
@@ -222,12 +255,19 @@ pub struct EndpointConfig {
     pub sack: bool,
     /// Receiver: report duplicate segments with D-SACK blocks (RFC 2883).
     pub dsack: bool,
+    /// ECN feedback per segment (seed 003 §3.3, fn. 14): the receiver sets ECE on an ACK exactly
+    /// when the segment it acknowledges arrived CE-marked, and the sender gives each ACK's mark
+    /// to the congestion control instead of RFC 3168's once-per-window halving and CWR.
+    pub ecn_per_segment: bool,
+    /// Seed of the congestion control's own randomness (the scalable pacing factor); the host
+    /// draws it from a per-connection RNG stream.
+    pub pacing_seed: u64,
 }
 
 /// Names accepted by [`EndpointConfig::for_variant`].
 pub const KNOWN_VARIANTS: &[&str] = &[
     "tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4",
-    "lite.5", "lite.6",
+    "lite.5", "lite.6", "scalable-ecn",
 ];
 
 impl EndpointConfig {
@@ -256,6 +296,12 @@ impl EndpointConfig {
             ),
             "vegas" => (CcKind::Vegas(VegasParams::default()), RecoveryKind::Reno, TimerModel::Bsd),
             "vegas-star" => (CcKind::Vegas(VegasParams { star: true, ..Default::default() }), RecoveryKind::Reno, TimerModel::Bsd),
+            // Seed 003 §3.3: loss falls back to traditional TCP — NewReno with RFC 6298 timers.
+            "scalable-ecn" => (
+                CcKind::Scalable(ScalableParams::default()),
+                RecoveryKind::NewReno,
+                TimerModel::Fine { granularity: MS, min_rto: SEC, initial_rto: SEC },
+            ),
             _ => {
                 return Err(format!(
                     "unknown TCP variant {name:?}; known variants: {}",
@@ -289,7 +335,17 @@ impl EndpointConfig {
             sack,
             dsack,
             lite: None,
+            ecn_per_segment: false,
+            pacing_seed: 0,
         };
+        if matches!(cc, CcKind::Scalable(_)) {
+            // Seed 003 §3.3 / fn. 14 / fn. 18: ECN on with per-segment echo, every segment ACKed,
+            // timestamps on (the paper measures the RTT with them).
+            cfg.ecn = true;
+            cfg.ecn_per_segment = true;
+            cfg.timestamps = true;
+            cfg.ack_policy = AckPolicy::EveryPacket;
+        }
         if let Some(n) = lite_level {
             let (fixes, timestamps, extra_eighth, ack_every_packet) = lite::level(n);
             cfg.lite = Some(fixes);
@@ -336,6 +392,31 @@ impl EndpointConfig {
             return self.set_lite_param(key, value);
         }
         match &mut self.variant.cc {
+            CcKind::Scalable(p) => {
+                let name = &self.variant.name;
+                match key {
+                    "a" | "base_b" if !(value.is_finite() && value > 0.0) => Err(format!("{key} must be a finite number > 0, got {value}")),
+                    "a" => {
+                        p.a = value;
+                        Ok(())
+                    }
+                    "base_b" => {
+                        p.base_b = value;
+                        Ok(())
+                    }
+                    "b_cap" if !(value > 0.0 && value < 1.0) => Err(format!("b_cap must be in (0, 1), got {value}")),
+                    "b_cap" => {
+                        p.b_cap = value;
+                        Ok(())
+                    }
+                    "ssgrace" if !(value >= 0.0 && value <= 30.0 && value.fract() == 0.0) => Err(format!("ssgrace is a whole number of marks from 0 to 30, got {value}")),
+                    "ssgrace" => {
+                        p.ssgrace = value as u32;
+                        Ok(())
+                    }
+                    _ => Err(format!("variant {name:?} has no parameter {key:?}; known: {}", SCALABLE_PARAMS.join(", "))),
+                }
+            }
             CcKind::Vegas(p) => {
                 if !value.is_finite() || value < 0.0 {
                     return Err(format!("{key} must be a finite number of buffers >= 0, got {value}"));

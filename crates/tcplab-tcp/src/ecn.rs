@@ -13,6 +13,11 @@
 //! * Receiver: a CE-marked data segment sets ECE on every ACK until a segment with CWR arrives
 //!   (§6.1.3); a CWR clears it before a CE on the same segment sets it again.
 //!
+//! * Per-segment feedback (seed 003 §3.3 and fn. 14, Kelly's scalable TCP; `per_segment`): the
+//!   receiver, which ACKs every segment, sets ECE on an ACK exactly when the segment that
+//!   triggered it was CE-marked; the sender neither halves nor sets CWR — each ACK's ECE is the
+//!   congestion control's per-packet signal (`AckSample::ece`).
+//!
 //! Deliberate deviations: ECT(1) and the ECN nonce are not modelled; a CE on a pure ACK is
 //! ignored (pure ACKs are never ECT).
 
@@ -22,6 +27,8 @@ use crate::{Flags, Segment};
 pub struct EcnState {
     /// Negotiated in the handshake.
     pub ok: bool,
+    /// Per-segment echo instead of RFC 3168's echo-until-CWR (seed 003).
+    pub per_segment: bool,
     /// Receiver: echo ECE until CWR.
     pub echo_ece: bool,
     /// Sender: put CWR on the next new data segment.
@@ -56,6 +63,13 @@ impl EcnState {
         if !self.ok {
             return;
         }
+        if self.per_segment {
+            if seg.len > 0 {
+                self.echo_ece = seg.ce;
+                self.ce_received += seg.ce as u64;
+            }
+            return;
+        }
         if seg.flags.contains(Flags::CWR) {
             self.echo_ece = false;
         }
@@ -72,6 +86,9 @@ impl EcnState {
             return false;
         }
         self.ece_acks += 1;
+        if self.per_segment {
+            return false;
+        }
         if in_recovery || ack <= self.recover {
             return false;
         }

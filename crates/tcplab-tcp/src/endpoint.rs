@@ -176,7 +176,7 @@ impl Endpoint {
         };
         Endpoint {
             timer: RetransmitTimer::for_config(&cfg),
-            cc: cc::build(cfg.variant.cc),
+            cc: cc::build(cfg.variant.cc, cfg.pacing_seed),
             // A CC that owns loss handling (Vegas) brings its own pass-through recovery; Lite its
             // BSD deflation test.
             rec: cc::recovery_for(cfg.variant.cc)
@@ -227,7 +227,7 @@ impl Endpoint {
             tw_deadline: None,
             stats: ConnStats::default(),
             trace: Trace::default(),
-            ecn: EcnState::default(),
+            ecn: EcnState { per_segment: cfg.ecn_per_segment, ..EcnState::default() },
             sack_ok: false,
             sack_rcv: SackReceiver::default(),
             sack_in: [(0, 0); 4],
@@ -364,6 +364,10 @@ impl Endpoint {
     /// In-order data bytes received from the peer.
     pub fn bytes_received(&self) -> u64 {
         self.rcv_data()
+    }
+    /// A real-valued congestion window in segments, for CCs that keep one (`scalable-ecn`).
+    pub fn real_cwnd(&self) -> Option<f64> {
+        self.cc.real_cwnd()
     }
     /// Congestion control, for variants that want to inspect it.
     pub fn congestion_control(&self) -> &dyn CongestionControl {
@@ -1469,6 +1473,10 @@ impl Endpoint {
             None => false,
         };
         if len == 0 && !fin {
+            return None;
+        }
+        // A pacing CC (seed 003 §3.3) releases one segment when its timer has fired.
+        if !forced && self.cc.pacing_release().is_some_and(|t| t > now) {
             return None;
         }
         if len > 0 && self.snd_max == self.snd_una && self.snd_nxt == self.snd_max && self.restart_after_idle(now) {

@@ -1102,3 +1102,6 @@ fn ns2_timer_deadlines_and_floor_after_backoff() {
     assert_eq!(fired, vec![1150 * MS, 2150 * MS, 3350 * MS]);
     assert_eq!(e.next_timer(), Some(3350 * MS + 2400 * MS));
 }
+
+#[path = "tests_scalable.rs"]
+mod scalable;

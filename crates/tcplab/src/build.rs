@@ -16,6 +16,7 @@ use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::link::{DropScript, ScriptedDrop};
 use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
 use crate::net::red::{AredParams, Red, RedParams};
+use crate::net::vq::{VirtualQueue, VqParams};
 use crate::net::routing::next_hops;
 use crate::scenario::units::QueueSize;
 use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, TrafficKind, UdpPattern};
@@ -66,7 +67,41 @@ fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bps: u64, rng
         ("target_delay", q.target_delay.is_some()),
         ("interval", q.interval.is_some()),
     ];
+    let vq_fields: [(&str, bool); 4] = [
+        ("theta", q.theta.is_some()),
+        ("phi", q.phi.is_some()),
+        ("packet_size", q.packet_size.is_some()),
+        ("cap_pkts", q.cap_pkts.is_some()),
+    ];
+    if q.kind != "vq" {
+        if let Some((k, _)) = vq_fields.iter().find(|f| f.1) {
+            return Err(ctx.err(format!("{field}.{k}"), format!("{k} is a virtual-queue parameter (kind = \"vq\")")));
+        }
+    }
     match q.kind.as_str() {
+        "vq" => {
+            if let Some((k, _)) = red_fields.iter().find(|f| f.1) {
+                return Err(ctx.err(format!("{field}.{k}"), format!("{k} is a RED parameter; vq takes limit, theta, phi, packet_size, cap_pkts")));
+            }
+            if q.count_in_service {
+                return Err(ctx.err(format!("{field}.count_in_service"), "the virtual-queue marker's FIFO counts waiting packets only; count_in_service applies to droptail"));
+            }
+            let packet_size = match q.packet_size {
+                Some(s) if s.0 == 0 || s.0 > u32::MAX as u64 => return Err(ctx.err(format!("{field}.packet_size"), "must be a positive size")),
+                Some(s) => s.0 as u32,
+                None => 1000,
+            };
+            let p = VqParams {
+                theta: q.theta.unwrap_or(0.9),
+                phi: q.phi.unwrap_or(0.125),
+                packet_size,
+                cap_pkts: q.cap_pkts.unwrap_or(30.0),
+                limit,
+                link_rate_bps: rate_bps,
+            };
+            p.validate().map_err(|(k, m)| ctx.err(format!("{field}.{k}"), m))?;
+            Ok(Box::new(VirtualQueue::new(p, rng)))
+        }
         "droptail" => {
             if let Some((k, _)) = red_fields.iter().find(|f| f.1) {
                 return Err(ctx.err(format!("{field}.{k}"), format!("{k} is a RED parameter; droptail takes limit and count_in_service (use kind = \"red\")")));
@@ -140,7 +175,7 @@ fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bps: u64, rng
             p.validate().map_err(|(k, m)| ctx.err(format!("{field}.{k}"), m))?;
             Ok(Box::new(Red::new(p, rng)))
         }
-        other => Err(ctx.err(format!("{field}.kind"), format!("unknown queue discipline {other:?}; known: droptail, red, ared"))),
+        other => Err(ctx.err(format!("{field}.kind"), format!("unknown queue discipline {other:?}; known: droptail, red, ared, vq"))),
     }
 }
 
@@ -389,6 +424,8 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
         apply_tcp_options(&ctx, &format!("tcp[{i}]"), t, &mut cfg)?;
         cfg.trace = sc.run.trace.tcp;
+        // A pacing CC's randomness (seed 003 §3.3) from a stream of its own per flow.
+        cfg.pacing_seed = rand::Rng::gen(&mut rngs.stream("pacing", i as u64));
         check_mss_fits_path(&ctx, &f("mss"), &cfg, &nodes, &links, from, to)?;
         let (bytes, duration) = match (t.bytes, t.duration) {
             (Some(b), None) => {
@@ -462,7 +499,18 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             n.next_link = Vec::new();
         }
     }
-    Ok(Simulation::assemble(name, seed, nodes, links, udp, tcp, traffic, end, sc.run.stop_when_done))
+    let mut sim = Simulation::assemble(name, seed, nodes, links, udp, tcp, traffic, end, sc.run.stop_when_done);
+    if let Some(m) = &sc.run.measure {
+        if m.from.0 >= m.to.0 {
+            return Err(ctx.err("run.measure.to".to_string(), format!("the window must end after it starts ({} >= {})", fmt_ns(m.from.0 .0), fmt_ns(m.to.0 .0))));
+        }
+        // A window that opens at or after the end of the run (e.g. a run shortened with --set) is
+        // empty: summary.json then has no window_* fields.
+        if m.from.0 < end {
+            sim.set_measure(m.from.0, m.to.0);
+        }
+    }
+    Ok(sim)
 }
 
 /// Apply a `[[tcp]]` entry's options (or a traffic source's `tcp` table, as a `TcpCfg`); errors

@@ -37,8 +37,22 @@ pub enum Event {
     ConvArrival(u32),
     /// A traffic connection's application wakes up (keystroke, end of a sleep, on/off period).
     AppWake { conn: u32, gen: u32 },
+    /// Edge of the measurement window (`run.measure`): false = start, true = end.
+    Measure(bool),
     /// End of the run.
     Stop,
+}
+
+/// Counters at the edges of the measurement window (`run.measure`, seed 003 §4.2: "statistics
+/// were collected for 60 seconds after a further 25 seconds").
+#[derive(Clone, Debug, Default)]
+pub struct MeasureWindow {
+    pub from: SimTime,
+    pub to: SimTime,
+    /// Per link direction: counters at the start and at the end.
+    pub links: Vec<[Option<crate::net::monitor::LinkCounters>; 2]>,
+    /// Per `[[tcp]]` flow: bytes acknowledged at the start and at the end.
+    pub acked: Vec<[Option<u64>; 2]>,
 }
 
 /// Network-wide packet accounting for the conservation invariant:
@@ -78,6 +92,8 @@ pub struct Simulation {
     pub tcp_active: usize,
     pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
     pub(crate) tick_scratch: Vec<(u32, u8)>,
+    /// The measurement window, if the scenario asks for one.
+    pub measure: Option<MeasureWindow>,
     ended: bool,
 }
 
@@ -122,6 +138,7 @@ impl Simulation {
             tcp_active: 0,
             tick_hosts: Vec::new(),
             tick_scratch: Vec::new(),
+            measure: None,
             ended: false,
         };
         for i in 0..sim.udp.len() {
@@ -144,6 +161,7 @@ impl Simulation {
     pub fn run(&mut self) {
         self.run_until(SimTime::MAX);
         let now = self.now();
+        self.finish_measure(now);
         for l in &mut self.links {
             l.monitor.finish(now);
         }
@@ -165,6 +183,7 @@ impl Simulation {
                 match self.run_until_bounded(t, PROGRESS_EVENTS) {
                     Some(true) => {
                         let now = self.now();
+                        self.finish_measure(now);
                         for l in &mut self.links {
                             l.monitor.finish(now);
                         }
@@ -217,6 +236,7 @@ impl Simulation {
                 Event::Tick { host, slow } => crate::tcpglue::on_tick(self, now, host, slow),
                 Event::ConvArrival(s) => crate::tcpglue::conv_arrival(self, now, s),
                 Event::AppWake { conn, gen } => crate::tcpglue::on_app_wake(self, now, conn, gen),
+                Event::Measure(end) => self.measure_edge(now, end),
                 Event::Stop => {
                     self.ended = true;
                     return Some(true);
@@ -233,6 +253,39 @@ impl Simulation {
 
     pub fn now(&self) -> SimTime {
         self.events.now()
+    }
+
+    /// Ask for a measurement window [from, to) (before the run starts).
+    pub fn set_measure(&mut self, from: SimTime, to: SimTime) {
+        self.measure = Some(MeasureWindow { from, to, links: vec![[None; 2]; self.links.len()], acked: vec![[None; 2]; self.static_tcp] });
+        self.events.schedule(from, Event::Measure(false));
+        if to < self.end {
+            self.events.schedule(to, Event::Measure(true));
+        }
+    }
+
+    /// The run ended inside the window: close it now.
+    fn finish_measure(&mut self, now: SimTime) {
+        if self.measure.as_ref().is_some_and(|m| m.links.first().is_none_or(|l| l[0].is_some())) {
+            self.measure_edge(now, true);
+        }
+    }
+
+    /// Snapshot every link's counters and every flow's acknowledged bytes at a window edge.
+    pub fn measure_edge(&mut self, now: SimTime, end: bool) {
+        let Some(mut m) = self.measure.take() else { return };
+        let k = end as usize;
+        for (i, l) in self.links.iter_mut().enumerate() {
+            if m.links[i][k].is_none() {
+                m.links[i][k] = Some(l.monitor.counters(now));
+            }
+        }
+        for (i, c) in self.tcp[..self.static_tcp].iter().enumerate() {
+            if m.acked[i][k].is_none() {
+                m.acked[i][k] = Some(c.ep[0].stats().bytes_acked);
+            }
+        }
+        self.measure = Some(m);
     }
 
     // ---------------------------------------------------------------- packets
@@ -264,8 +317,10 @@ impl Simulation {
 
     fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
         let size = self.pool.get(id).size;
+        let ect = self.pool.get(id).ecn != Ecn::NotEct;
         let link = &mut self.links[l as usize];
         link.monitor.on_arrive(size);
+        link.monitor.on_arrive_ecn(now, size, ect);
         // Trace rows carry the queue length after the event: an arrival is recorded once the
         // queue has taken (or refused) the packet.
         if size > link.params.mtu_bytes {
@@ -286,6 +341,7 @@ impl Simulation {
         if !aqm && link.busy.is_none() && link.queue.len_pkts() == 0 {
             // Straight onto the wire.
             link.monitor.on_depart();
+            link.monitor.on_delay(now, false);
             link.busy = Some((id, size));
             link.monitor.on_queue_change(now, 0, true);
             link.monitor.trace(now, 0, size, None);
@@ -294,7 +350,6 @@ impl Simulation {
             self.events.schedule(t, Event::TxDone(l));
             return;
         }
-        let ect = self.pool.get(id).ecn != Ecn::NotEct;
         let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ect };
         let verdict = link.queue.enqueue(now, a);
         if let Some(avg) = link.queue.average_pkts() {
@@ -303,10 +358,11 @@ impl Simulation {
         match verdict {
             Ok(admit) => {
                 if admit == Admit::QueuedMarkCe && ect {
-                    link.monitor.ecn_marks += 1;
+                    link.monitor.on_mark();
                     self.pool.get_mut(id).ecn = Ecn::Ce;
                 }
                 let link = &mut self.links[l as usize];
+                link.monitor.on_enqueued(now);
                 let q = link.queue.len_pkts() as u32;
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
                 link.monitor.trace(now, 0, size, None);
@@ -330,6 +386,7 @@ impl Simulation {
         if let Some((next, nsize)) = link.queue.dequeue(now) {
             link.busy = Some((next, nsize));
             link.monitor.on_depart();
+            link.monitor.on_delay(now, true);
             let q = link.queue.len_pkts() as u32;
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None);

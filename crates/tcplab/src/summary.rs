@@ -37,6 +37,39 @@ pub struct LinkSummary {
     pub ecn_marks: u64,
     /// RED/ARED: the queue's average (packets) and max_p at the end of the run.
     pub aqm_avg_pkts: Option<f64>,
+    /// ECN-capable arrivals, and the fraction of them CE-marked (seed 003's marking rate).
+    pub ect_arrived: u64,
+    pub marking_rate: Option<f64>,
+    /// Queueing delay per packet (joining the queue → start of transmission): mean and standard
+    /// deviation, seconds (seed 003 Tables 1–2).
+    pub queue_delay_mean_s: Option<f64>,
+    pub queue_delay_std_s: Option<f64>,
+    /// Over the measurement window (`run.measure`), if any: utilization, work arriving / capacity,
+    /// marking rate, queueing delay mean and std, drops, average queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_utilization: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_work_arrival: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_marking_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_queue_delay_mean_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_queue_delay_std_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_drops: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_queue_avg_pkts: Option<f64>,
+}
+
+/// Mean and population standard deviation from a count, sum and sum of squares.
+fn mean_std(n: u64, sum: f64, sumsq: f64) -> (Option<f64>, Option<f64>) {
+    if n == 0 {
+        return (None, None);
+    }
+    let m = sum / n as f64;
+    let var = (sumsq / n as f64 - m * m).max(0.0);
+    (Some(m), Some(var.sqrt()))
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -81,6 +114,10 @@ pub struct FlowSummary {
     pub sack: bool,
     pub sack_acks_received: u64,
     pub dsacks_received: u64,
+    /// Goodput over the measurement window (`run.measure`): data bytes acknowledged in it × 8 /
+    /// its length, bit/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_goodput_bps: Option<f64>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -163,6 +200,10 @@ pub struct Summary {
     pub node_drops_by_reason: BTreeMap<&'static str, u64>,
 }
 
+fn span_ns(a: &crate::net::monitor::LinkCounters, b: &crate::net::monitor::LinkCounters) -> f64 {
+    (b.at.0.saturating_sub(a.at.0)).max(1) as f64
+}
+
 fn reasons(counts: &[u64; DropReason::COUNT]) -> BTreeMap<&'static str, u64> {
     DropReason::ALL.iter().map(|r| (r.name(), counts[r.index()])).collect()
 }
@@ -172,11 +213,19 @@ impl Summary {
         let now = sim.now();
         let secs = now.as_secs_f64();
         let node = |i: u32| sim.nodes[i as usize].name.clone();
+        let window = sim.measure.as_ref();
         let links: Vec<LinkSummary> = sim
             .links
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(li, l)| {
                 let m = &l.monitor;
+                let delay = mean_std(m.delay_n, m.delay_sum_s, m.delay_sumsq_s2);
+                let win = window.and_then(|w| match w.links.get(li) {
+                    Some([Some(a), Some(b)]) => Some((*a, *b)),
+                    _ => None,
+                });
+                let wdelay = win.map(|(a, b)| mean_std(b.delay_n - a.delay_n, b.delay_sum_s - a.delay_sum_s, b.delay_sumsq_s2 - a.delay_sumsq_s2));
                 LinkSummary {
                     name: l.name.clone(),
                     from: node(l.from),
@@ -205,6 +254,20 @@ impl Summary {
                     },
                     ecn_marks: m.ecn_marks,
                     aqm_avg_pkts: l.queue.average_pkts(),
+                    ect_arrived: m.ect_arrived,
+                    marking_rate: if m.ect_arrived > 0 { Some(m.ecn_marks as f64 / m.ect_arrived as f64) } else { None },
+                    queue_delay_mean_s: delay.0,
+                    queue_delay_std_s: delay.1,
+                    window_utilization: win.map(|(a, b)| (b.busy_ns - a.busy_ns) as f64 / span_ns(&a, &b)),
+                    window_work_arrival: win.map(|(a, b)| (b.arrived_bytes - a.arrived_bytes) as f64 * 8.0 / (l.params.rate_bps as f64 * span_ns(&a, &b) / 1e9)),
+                    window_marking_rate: win.and_then(|(a, b)| {
+                        let n = b.ect_arrived - a.ect_arrived;
+                        (n > 0).then(|| (b.ecn_marks - a.ecn_marks) as f64 / n as f64)
+                    }),
+                    window_queue_delay_mean_s: wdelay.and_then(|d| d.0),
+                    window_queue_delay_std_s: wdelay.and_then(|d| d.1),
+                    window_drops: win.map(|(a, b)| b.drops - a.drops),
+                    window_queue_avg_pkts: win.map(|(a, b)| (b.q_area - a.q_area) as f64 / span_ns(&a, &b)),
                 }
             })
             .collect();
@@ -215,7 +278,8 @@ impl Summary {
             .map(|l| l.name.clone());
         let flows = sim.tcp[..sim.static_tcp]
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(ci, c)| {
                 let st = c.ep[0].stats();
                 let start = c.started_at.unwrap_or(c.start);
                 let completion = st.completion_time.map(|t| SimTime(t).saturating_sub(start).as_secs_f64());
@@ -261,6 +325,11 @@ impl Summary {
                     sack: c.ep[0].sack_ok(),
                     sack_acks_received: st.sack_acks_received,
                     dsacks_received: st.dsacks_received,
+                    window_goodput_bps: window.and_then(|w| {
+                        let [Some(a), Some(b)] = w.acked[ci] else { return None };
+                        let (Some(la), Some(lb)) = (w.links.first().and_then(|l| l[0]), w.links.first().and_then(|l| l[1])) else { return None };
+                        Some((b - a) as f64 * 8.0 / (span_ns(&la, &lb) / 1e9))
+                    }),
                 }
             })
             .collect();

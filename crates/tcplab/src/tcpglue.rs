@@ -311,6 +311,9 @@ pub(crate) fn conv_arrival(sim: &mut Simulation, now: SimTime, s: u32) {
 
 /// Open one connection of source `s` in a free slot and let its application start.
 fn open(sim: &mut Simulation, now: SimTime, s: u32, kind: u8, app: ConvApp) {
+    // A pacing CC's randomness (scalable-ecn) per connection, from a stream of its own.
+    let conv = sim.traffic[s as usize].next_conv as u64;
+    let pacing_seed: u64 = sim.rngs.stream("pacing-traffic", ((s as u64) << 32) ^ conv).gen();
     let src = &mut sim.traffic[s as usize];
     if (kind as usize) < 4 {
         src.stats.started[kind as usize] += 1;
@@ -319,7 +322,11 @@ fn open(sim: &mut Simulation, now: SimTime, s: u32, kind: u8, app: ConvApp) {
     src.stats.peak_alive = src.stats.peak_alive.max(src.stats.alive);
     // Initial sequence numbers from the connection count keep runs deterministic.
     let n = src.next_conv.wrapping_mul(0x9E37_79B9) as u32;
-    let mut ep = [Endpoint::new(src.cfg[0].clone(), n), Endpoint::new(src.cfg[1].clone(), n ^ 0x8000_0000)];
+    let mut cfg = src.cfg.clone();
+    cfg[0].pacing_seed = pacing_seed;
+    cfg[1].pacing_seed = pacing_seed;
+    let [c0, c1] = cfg;
+    let mut ep = [Endpoint::new(c0, n), Endpoint::new(c1, n ^ 0x8000_0000)];
     ep[1].listen();
     ep[0].connect(now.0);
     let (from, to, bsd) = (src.from, src.to, src.bsd_ticks);

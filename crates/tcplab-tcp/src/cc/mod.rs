@@ -14,8 +14,10 @@
 //! tracing is on.
 
 mod reno;
+pub mod scalable;
 mod vegas;
 pub use reno::RenoCc;
+pub use scalable::ScalableCc;
 pub use vegas::{VegasCc, VegasRecovery};
 
 use crate::sendlog::SendLog;
@@ -141,6 +143,19 @@ pub trait CongestionControl: std::fmt::Debug + Send {
 
     /// The CC's deadline passed; it may open the window (the endpoint then sends as usual).
     fn on_timer(&mut self, _now: Nanos, _w: &mut CcWindow) {}
+
+    /// Pacing (Kelly's scalable TCP): the earliest time the next segment may leave through the
+    /// window; `None` = not paced. The endpoint holds window-governed sends until then (forced
+    /// retransmissions and window probes go at once); the CC arms [`CongestionControl::next_timer`]
+    /// for it.
+    fn pacing_release(&self) -> Option<Nanos> {
+        None
+    }
+
+    /// A real-valued window in segments, for CCs that keep one (traces, tests).
+    fn real_cwnd(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// 4.4BSD's ssthresh computation on loss: half the window in whole segments, at least two.
@@ -151,9 +166,10 @@ pub fn bsd_halve(window: u32, mss: u32) -> u32 {
     win * mss
 }
 
-/// Build the CC named by a config.
-pub fn build(kind: crate::config::CcKind) -> Box<dyn CongestionControl> {
+/// Build the CC named by a config; `seed` feeds a CC's own randomness (the scalable pacing factor).
+pub fn build(kind: crate::config::CcKind, seed: u64) -> Box<dyn CongestionControl> {
     match kind {
+        crate::config::CcKind::Scalable(p) => Box::new(ScalableCc::new(p, seed)),
         crate::config::CcKind::Reno { extra_eighth, halve_flight } => {
             Box::new(RenoCc { extra_eighth, halve_flight })
         }

@@ -9,6 +9,7 @@ pub mod packet;
 pub mod queue;
 pub mod red;
 pub mod routing;
+pub mod vq;
 
 pub use link::{Link, LinkId, LinkParams};
 pub use monitor::{LinkMonitor, IntervalStats};

@@ -4,6 +4,13 @@
 //!
 //! Invariant (tested): `arrived == departed + dropped_at_queue + queued` where `departed` counts
 //! packets that left the queue for the wire and `queued` excludes the packet being transmitted.
+//!
+//! Seed 003's link statistics (Kelly, Figs 5–7, Tables 1–2): work arriving (bytes offered to the
+//! link, dropped ones included), work forwarded, ECN-capable arrivals and CE marks per interval,
+//! and each packet's queueing delay — from joining the queue to the start of its transmission
+//! (0 for a packet that finds the link idle), as ns-2's queue monitor measures it. The delay is
+//! matched to packets in arrival order, so it assumes a FIFO discipline (all of tcplab's are).
+//! [`LinkCounters`] are cumulative; a measurement window is the difference of two snapshots.
 
 use super::packet::DropReason;
 use crate::engine::SimTime;
@@ -18,6 +25,33 @@ pub struct IntervalStats {
     pub bytes_out: u64,
     /// An active queue manager's own average (RED's `avg`) at the end of the interval.
     pub aqm_avg_pkts: Option<f64>,
+    /// Bytes that arrived at the link in the interval, dropped ones included (work arrival).
+    pub bytes_in: u64,
+    /// ECN-capable packets that arrived, and those the queue CE-marked.
+    pub ect_in: u64,
+    pub ce_marks: u64,
+    /// Queueing delays of the packets that left the queue in the interval: count, sum and sum of
+    /// squares, seconds.
+    pub delay_n: u64,
+    pub delay_sum_s: f64,
+    pub delay_sumsq_s2: f64,
+}
+
+/// Cumulative counters of a link direction, snapshotted at a measurement window's edges.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkCounters {
+    pub at: SimTime,
+    pub arrived_pkts: u64,
+    pub arrived_bytes: u64,
+    pub forwarded_bytes: u64,
+    pub busy_ns: u64,
+    pub drops: u64,
+    pub ect_arrived: u64,
+    pub ecn_marks: u64,
+    pub delay_n: u64,
+    pub delay_sum_s: f64,
+    pub delay_sumsq_s2: f64,
+    pub q_area: u128,
 }
 
 /// Recorded only for traced links: one row per arrival, departure and drop.
@@ -65,6 +99,20 @@ pub struct LinkMonitor {
     pub ecn_marks: u64,
     /// Latest average reported by an AQM queue (RED), recorded per interval.
     pub aqm_avg: Option<f64>,
+    /// ECN-capable packets that arrived.
+    pub ect_arrived: u64,
+    /// Queueing delay of every packet that left the queue: count, sum, sum of squares (s, s²).
+    pub delay_n: u64,
+    pub delay_sum_s: f64,
+    pub delay_sumsq_s2: f64,
+    /// Arrival times of the packets waiting in the (FIFO) queue.
+    enq_times: std::collections::VecDeque<u64>,
+    cur_bytes_in: u64,
+    cur_ect_in: u64,
+    cur_marks: u64,
+    cur_delay_n: u64,
+    cur_delay_sum: f64,
+    cur_delay_sq: f64,
 }
 
 impl LinkMonitor {
@@ -94,6 +142,99 @@ impl LinkMonitor {
             trace: if trace { Some(LinkTrace::default()) } else { None },
             ecn_marks: 0,
             aqm_avg: None,
+            ect_arrived: 0,
+            delay_n: 0,
+            delay_sum_s: 0.0,
+            delay_sumsq_s2: 0.0,
+            enq_times: std::collections::VecDeque::new(),
+            cur_bytes_in: 0,
+            cur_ect_in: 0,
+            cur_marks: 0,
+            cur_delay_n: 0,
+            cur_delay_sum: 0.0,
+            cur_delay_sq: 0.0,
+        }
+    }
+
+    /// The interval row being closed, with the seed-003 columns, and reset them.
+    fn take_interval(&mut self, span: u64) -> IntervalStats {
+        let row = IntervalStats {
+            t_start_s: self.cur_start.as_secs_f64(),
+            min_pkts: self.cur_min,
+            max_pkts: self.cur_max,
+            avg_pkts: self.cur_area as f64 / span.max(1) as f64,
+            bytes_out: self.cur_bytes,
+            aqm_avg_pkts: self.aqm_avg,
+            bytes_in: self.cur_bytes_in,
+            ect_in: self.cur_ect_in,
+            ce_marks: self.cur_marks,
+            delay_n: self.cur_delay_n,
+            delay_sum_s: self.cur_delay_sum,
+            delay_sumsq_s2: self.cur_delay_sq,
+        };
+        self.cur_bytes = 0;
+        self.cur_bytes_in = 0;
+        self.cur_ect_in = 0;
+        self.cur_marks = 0;
+        self.cur_delay_n = 0;
+        self.cur_delay_sum = 0.0;
+        self.cur_delay_sq = 0.0;
+        row
+    }
+
+    /// An arrival's ECN capability (after `on_arrive`).
+    #[inline]
+    pub fn on_arrive_ecn(&mut self, now: SimTime, bytes: u32, ect: bool) {
+        self.advance(now);
+        self.cur_bytes_in += bytes as u64;
+        if ect {
+            self.ect_arrived += 1;
+            self.cur_ect_in += 1;
+        }
+    }
+
+    /// The queue CE-marked an arrival.
+    #[inline]
+    pub fn on_mark(&mut self) {
+        self.ecn_marks += 1;
+        self.cur_marks += 1;
+    }
+
+    /// A packet joined the waiting queue at `now`.
+    #[inline]
+    pub fn on_enqueued(&mut self, now: SimTime) {
+        self.enq_times.push_back(now.0);
+    }
+
+    /// A packet left for the wire: `waited` = it came from the queue (else it found the link idle).
+    #[inline]
+    pub fn on_delay(&mut self, now: SimTime, waited: bool) {
+        let d = if waited { self.enq_times.pop_front().map_or(0, |t| now.0.saturating_sub(t)) } else { 0 };
+        let s = d as f64 / 1e9;
+        self.delay_n += 1;
+        self.delay_sum_s += s;
+        self.delay_sumsq_s2 += s * s;
+        self.cur_delay_n += 1;
+        self.cur_delay_sum += s;
+        self.cur_delay_sq += s * s;
+    }
+
+    /// Cumulative counters as of `now`.
+    pub fn counters(&mut self, now: SimTime) -> LinkCounters {
+        self.advance(now);
+        LinkCounters {
+            at: now,
+            arrived_pkts: self.arrived_pkts,
+            arrived_bytes: self.arrived_bytes,
+            forwarded_bytes: self.forwarded_bytes,
+            busy_ns: self.busy_ns,
+            drops: self.total_drops(),
+            ect_arrived: self.ect_arrived,
+            ecn_marks: self.ecn_marks,
+            delay_n: self.delay_n,
+            delay_sum_s: self.delay_sum_s,
+            delay_sumsq_s2: self.delay_sumsq_s2,
+            q_area: self.q_area,
         }
     }
 
@@ -107,15 +248,8 @@ impl LinkMonitor {
         while now.0 >= self.cur_start.0 + self.interval {
             let end = SimTime(self.cur_start.0 + self.interval);
             self.cur_area += q * (end.0 - t.0) as u128;
-            self.intervals.push(IntervalStats {
-                t_start_s: self.cur_start.as_secs_f64(),
-                min_pkts: self.cur_min,
-                max_pkts: self.cur_max,
-                avg_pkts: self.cur_area as f64 / self.interval as f64,
-                bytes_out: self.cur_bytes,
-                aqm_avg_pkts: self.aqm_avg,
-            });
-            self.cur_bytes = 0;
+            let row = self.take_interval(self.interval);
+            self.intervals.push(row);
             self.cur_start = end;
             self.cur_min = self.q_len;
             self.cur_max = self.q_len;
@@ -198,17 +332,10 @@ impl LinkMonitor {
         self.advance(now);
         if now > self.cur_start {
             let span = (now.0 - self.cur_start.0).max(1);
-            self.intervals.push(IntervalStats {
-                t_start_s: self.cur_start.as_secs_f64(),
-                min_pkts: self.cur_min,
-                max_pkts: self.cur_max,
-                avg_pkts: self.cur_area as f64 / span as f64,
-                bytes_out: self.cur_bytes,
-                aqm_avg_pkts: self.aqm_avg,
-            });
+            let row = self.take_interval(span);
+            self.intervals.push(row);
             self.cur_start = now;
             self.cur_area = 0;
-            self.cur_bytes = 0;
         }
     }
 

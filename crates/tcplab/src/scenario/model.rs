@@ -48,6 +48,17 @@ pub struct RunCfg {
     pub stop_when_done: bool,
     #[serde(default)]
     pub trace: TraceCfg,
+    /// A measurement window: summary.json's `window_*` fields (links and flows) count only
+    /// what happened from `from` to `to` (seed 003 §4.2: 60 s of statistics after 25 s).
+    #[serde(default)]
+    pub measure: Option<MeasureCfg>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureCfg {
+    pub from: Duration,
+    pub to: Duration,
 }
 
 fn default_seed() -> u64 {
@@ -191,6 +202,18 @@ pub struct QueueCfg {
     /// ARED: adaptation interval (default 500ms, ns-2 `interval_`).
     #[serde(default)]
     pub interval: Option<Duration>,
+    /// VQ (Kelly's virtual-queue marker, seed 003 §3.1): virtual capacity as a fraction of the link rate (default 0.9, §4).
+    #[serde(default)]
+    pub theta: Option<f64>,
+    /// VQ: marking gain φ in 1 − exp(−φ·b/s) (default 0.125, §4).
+    #[serde(default)]
+    pub phi: Option<f64>,
+    /// VQ: the predominant packet size s (default 1000B).
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    /// VQ: cap of the virtual queue in packets of `packet_size` (default 30, §3.1).
+    #[serde(default)]
+    pub cap_pkts: Option<f64>,
 }
 
 /// A link's scripted drop list: `drop = { packets = [{ flow = "t", seq = 14000 }, ...] }`.
