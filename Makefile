@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions fuzz browser clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions fuzz browser tshark clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -36,10 +36,19 @@ browser:
 	  else echo "note: chromium not found; the HTML report browser test will be skipped"; fi; \
 	fi
 
+# Debian's tshark for the pcap tests (installed when missing and we can, as chromium above).
+tshark:
+	@if ! command -v tshark >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's tshark for the pcap tests"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark >/dev/null 2>&1 || (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark >/dev/null)); \
+	  else echo "note: tshark not found; the pcap tests that run it will be skipped"; fi; \
+	fi
+
 test-rust:
 	cargo test --release -p tcplab -p tcplab-tcp
 
-test-python: setup browser
+test-python: setup browser tshark
 	$(BIN)/python -m pytest -q tests
 
 test: setup test-rust test-python

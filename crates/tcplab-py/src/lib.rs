@@ -162,6 +162,14 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     iv.set_item("bytes_out", i_bytes)?;
     iv.set_item("aqm_avg_pkts", i_aqm)?;
     out.set_item("queue_intervals", iv)?;
+    // pcap captures of the link directions in `trace.pcap`: {"a->b": bytes}.
+    let pcap = PyDict::new(py);
+    for l in r.sim.links.iter_mut() {
+        if let Some(cap) = l.monitor.pcap.take() {
+            pcap.set_item(l.name.clone(), pyo3::types::PyBytes::new(py, &cap.pcap.bytes))?;
+        }
+    }
+    out.set_item("pcap", pcap)?;
     Ok(out)
 }
 

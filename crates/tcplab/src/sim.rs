@@ -79,6 +79,19 @@ pub struct Simulation {
     pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
     pub(crate) tick_scratch: Vec<(u32, u8)>,
     ended: bool,
+    /// Real datagrams (emulation) that reached their destination node, for the emulator to
+    /// write out; always empty in a simulation.
+    pub raw_out: Vec<RawDelivery>,
+}
+
+/// A real datagram delivered to node `node` at `at` (see [`PacketKind::Raw`]).
+#[derive(Clone, Debug)]
+pub struct RawDelivery {
+    pub at: SimTime,
+    pub node: u32,
+    /// The packet as it arrived (TTL after the routers, ECN after the queues).
+    pub packet: Packet,
+    pub bytes: Vec<u8>,
 }
 
 /// Events between progress calls within a dense slice of simulated time (a few ms of wall time).
@@ -123,6 +136,7 @@ impl Simulation {
             tick_hosts: Vec::new(),
             tick_scratch: Vec::new(),
             ended: false,
+            raw_out: Vec::new(),
         };
         for i in 0..sim.udp.len() {
             let t = sim.udp[i].first_fire();
@@ -292,6 +306,7 @@ impl Simulation {
             link.monitor.trace(now, 1, size, None);
             let t = now + link.tx_time(size);
             self.events.schedule(t, Event::TxDone(l));
+            self.capture(now, l, id);
             return;
         }
         let ect = self.pool.get(id).ecn != Ecn::NotEct;
@@ -324,6 +339,18 @@ impl Simulation {
         }
     }
 
+    /// Record packet `id`, starting transmission on link `l`, in the link's pcap capture if any.
+    #[inline]
+    fn capture(&mut self, now: SimTime, l: u32, id: PacketId) {
+        if let Some(cap) = self.links[l as usize].monitor.pcap.as_deref_mut() {
+            let p = self.pool.get(id);
+            match p.kind {
+                PacketKind::Raw => cap.record_raw(now, p, self.pool.raw(id)),
+                _ => cap.record(now, p),
+            }
+        }
+    }
+
     /// Begin transmitting the next queued packet of idle link `l`, if any.
     fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
@@ -335,6 +362,7 @@ impl Simulation {
             link.monitor.trace(now, 1, nsize, None);
             let t = now + link.tx_time(nsize);
             self.events.schedule(t, Event::TxDone(l));
+            self.capture(now, l, next);
         } else {
             link.monitor.on_queue_change(now, 0, false);
         }
@@ -395,6 +423,13 @@ impl Simulation {
         let p = *self.pool.get(id);
         if p.dst == node {
             self.conservation.delivered += 1;
+            if let PacketKind::Raw = p.kind {
+                // A real datagram (emulation): the emulator writes it out (`crate::emu`).
+                let bytes = self.pool.take_raw(id);
+                self.pool.free(id);
+                self.raw_out.push(RawDelivery { at: now, node, packet: p, bytes });
+                return;
+            }
             self.pool.free(id);
             self.deliver(now, p);
             return;
@@ -426,6 +461,7 @@ impl Simulation {
                 seg.ce = p.ecn == Ecn::Ce;
                 crate::tcpglue::on_segment(self, now, conn, gen, to_receiver, &seg);
             }
+            PacketKind::Raw => {}
         }
     }
 

@@ -65,6 +65,8 @@ pub struct LinkMonitor {
     pub ecn_marks: u64,
     /// Latest average reported by an AQM queue (RED), recorded per interval.
     pub aqm_avg: Option<f64>,
+    /// pcap capture of this link direction (`trace = { pcap = [...] }`), see [`crate::pcap`].
+    pub pcap: Option<Box<crate::pcap::LinkCapture>>,
 }
 
 impl LinkMonitor {
@@ -94,6 +96,7 @@ impl LinkMonitor {
             trace: if trace { Some(LinkTrace::default()) } else { None },
             ecn_marks: 0,
             aqm_avg: None,
+            pcap: None,
         }
     }
 

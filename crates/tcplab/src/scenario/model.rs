@@ -66,6 +66,11 @@ pub struct TraceCfg {
     /// Link directions to trace ("gw1->gw2"), or ["all"].
     #[serde(default)]
     pub links: Vec<String>,
+    /// Link directions ("r1->r2", a link's name for both directions, or "all") to capture as a
+    /// classic pcap file each (`pcap_<from>-<to>.pcap` in the run directory): synthesized IPv4 +
+    /// TCP/UDP headers, timestamped when a packet starts transmission on the link.
+    #[serde(default)]
+    pub pcap: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
