@@ -494,13 +494,13 @@ mod tests {
         let synack = Segment { flags: Flags::SYN | Flags::ACK, wscale: Some(5), ..Segment::default() };
         assert_eq!(ws.on_segment(0, &syn), 0);
         assert_eq!(ws.on_segment(1, &synack), 0);
-        let data = Segment { flags: Flags::ACK, wnd: 1 << 20, ..Segment::default() };
+        let data = Segment { flags: Flags::ACK, wnd: 1 << 18, ..Segment::default() };
         assert_eq!(ws.on_segment(0, &data), 3);
         assert_eq!(ws.on_segment(1, &data), 5);
         let mut out = Vec::new();
         write_tcp(&mut out, &ip(), 1, 2, &data, 3, Payload::Zeros(0));
         let L4::Tcp { seg: got, .. } = parse_ipv4(&out).unwrap().l4 else { panic!() };
-        assert_eq!(got.wnd, (1 << 20) >> 3);
+        assert_eq!(got.wnd, (1 << 18) >> 3);
         // Only one side offering: no scaling (RFC 7323 §2.2).
         let mut one = WindowScales::default();
         one.on_segment(0, &syn);
