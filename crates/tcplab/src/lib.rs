@@ -7,6 +7,7 @@
 
 pub mod apps;
 pub mod build;
+pub mod emu;
 pub mod engine;
 pub mod net;
 pub mod pcap;

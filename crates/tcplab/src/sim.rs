@@ -259,6 +259,15 @@ impl Simulation {
         self.forward(now, src, id);
     }
 
+    /// An emulated host injects a real datagram ([`PacketKind::Raw`]; its bytes ride beside
+    /// the packet in the pool).
+    pub fn send_raw(&mut self, now: SimTime, p: Packet, bytes: &[u8]) {
+        self.conservation.created += 1;
+        let src = p.src;
+        let id = self.pool.alloc_raw(p, bytes);
+        self.forward(now, src, id);
+    }
+
     fn drop_at_node(&mut self, id: PacketId, reason: DropReason) {
         self.node_drops[reason.index()] += 1;
         self.conservation.dropped += 1;
