@@ -566,6 +566,7 @@ fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFlow], acc: &
                         "cwnd_bytes": samples.iter().map(|s| s.cwnd_segments as u64 * s.mss as u64).collect::<Vec<_>>(),
                         "rtt_s": samples.iter().map(|s| s.rtt_us as f64 / 1e6).collect::<Vec<_>>(),
                         "total_retrans": samples.iter().map(|s| s.total_retrans).collect::<Vec<_>>(),
+                        "bytes_acked": samples.iter().map(|s| s.bytes_acked).collect::<Vec<_>>(),
                     }),
                 );
             }
@@ -689,7 +690,7 @@ fn plan(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result<Plan
         if is_linux_variant {
             let cc = &t.variant["linux-".len()..];
             if !linux_cc.iter().any(|c| c == cc) {
-                return Err(err(text, file, f("variant"), format!("this kernel offers no congestion control {cc:?}; available: {}", linux_cc.iter().map(|c| format!("linux-{c}")).collect::<Vec<_>>().join(", "))));
+                return Err(err(text, file, f("variant"), format!("unknown Linux variant {:?}: this kernel offers no congestion control {cc:?}; available: {}", t.variant, linux_cc.iter().map(|c| format!("linux-{c}")).collect::<Vec<_>>().join(", "))));
             }
             if a != NodeStack::Linux {
                 return Err(err(text, file, f("variant"), format!("{:?} is Linux TCP: its sender {:?} must have stack = \"linux\"", t.variant, t.from)));
