@@ -238,3 +238,22 @@ def test_sigterm_cleans_up_and_saves(tmp_path):
     assert leftovers(p.pid) == []
     s = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert s["emulation"]["interrupted"] is True
+
+
+# ----------------------------------------------------------------------------- differential check
+
+@needs_emulation
+@pytest.mark.parametrize("variant", ["vegas", "reno"])
+def test_differential_emulated_vs_simulated(variant):
+    """The same tcplab endpoint code over the emulator (real time, real headers) and in the
+    simulator: completion within 5 %, bottleneck drops within 2 (issue 16)."""
+    scen = ROOT / "scenarios" / "emulation" / "brakmo" / "scenario.toml"
+    ov = {"tcp[0].variant": variant}
+    sim = tcplab.run(str(scen), overrides=ov).summary
+    em = emu.emulate(scen, overrides=ov).summary
+    f_sim = next(f for f in sim["flows"] if f["name"] == "transfer")
+    f_em = next(f for f in em["flows"] if f["name"] == "transfer")
+    assert f_em["stack"] == ["tcplab", "tcplab"] and f_em["payload_intact"]
+    assert abs(f_em["completion_s"] / f_sim["completion_s"] - 1) < 0.05, (f_em["completion_s"], f_sim["completion_s"])
+    drops = lambda s: next(l for l in s["links"] if l["name"] == "Gateway1->Gateway2")["drops"]
+    assert abs(drops(em) - drops(sim)) <= 2
