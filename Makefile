@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions fuzz browser tshark clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions fuzz browser tshark emulation clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -75,6 +75,11 @@ REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/f
 	zhang/figure7 zhang/figure8
 reproductions: setup
 	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
+
+# The emulation reproductions (real time; need root and /dev/net/tun) into runs/reproduce/.
+emulation: setup
+	$(BIN)/tcplab reproduce emulation/brakmo --out runs/reproduce/emulation_brakmo
+	$(BIN)/tcplab reproduce emulation/ahn-figure1 --out runs/reproduce/emulation_ahn-figure1
 
 # Fuzz the scenario front end and runs for FUZZ_SECONDS (tests/fuzz_scenarios.py states the
 # invariant); failing inputs land in runs/fuzz-failures/. `make test` runs a fixed 2,000-case sample.
