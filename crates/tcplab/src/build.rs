@@ -404,6 +404,9 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         if flow_names.insert(t.name.as_str(), f("name")).is_some() {
             return Err(ctx.err(f("name"), format!("duplicate flow name {:?}", t.name)));
         }
+        if t.variant.starts_with("linux-") {
+            return Err(ctx.err(f("variant"), format!("{:?} is real Linux TCP: run this scenario with `tcplab emulate` (the simulator runs tcplab's variants)", t.variant)));
+        }
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
         apply_tcp_options(&ctx, &format!("tcp[{i}]"), t, &mut cfg)?;
         cfg.trace = sc.run.trace.tcp;
