@@ -52,6 +52,10 @@ const ETH_HEADER: usize = 14;
 /// Lateness above which a run is reported as having fallen behind (issue 16: 0.1 ms).
 pub const LATENESS_TARGET_NS: u64 = 100_000;
 const SINK_PORT_BASE: u16 = 5001;
+/// The loop sleeps in ppoll until this long before the next due event and spins the rest. Short,
+/// because spinning at real-time priority counts against the kernel's RT throttling (95 % of a
+/// second), and a throttled emulator stalls for tens of milliseconds.
+const SPIN_NS: u64 = 15_000;
 
 fn host_mac(node: u32) -> [u8; 6] {
     let b = node.to_be_bytes();
@@ -356,9 +360,9 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
             next = next.min(t.1).min(t.2);
         }
         let waited_from = t0.elapsed().as_nanos() as u64;
-        if next > waited_from + 60_000 {
-            // Wake 40 µs early and spin the rest: ppoll's own wake-up latency is tens of µs.
-            let wait = (next - waited_from - 40_000).min(5_000_000);
+        if next > waited_from + SPIN_NS + 10_000 {
+            // Wake SPIN_NS early and spin the rest: ppoll's own wake-up takes a few µs.
+            let wait = (next - waited_from - SPIN_NS).min(5_000_000);
             sys::wait_readable(&fds, wait);
         } else if next > waited_from {
             while (t0.elapsed().as_nanos() as u64) < next {
