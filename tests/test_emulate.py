@@ -137,8 +137,8 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
     link = next(l for l in em["links"] if l["name"] == "r1->r2")
     # Within 1 % when the emulator kept up (p99 release lateness under 0.1 ms); on a loaded
     # 2-core machine a 100 Mbit/s run can fall behind, and then the summary must say so
-    # (`fell_behind`; measured 1.0-2.1 % low at 100 Mbit/s beside other jobs) and the error
-    # stays within 3 %.
+    # (`fell_behind`; an emulator stalled by RT throttling measured 1.0-2.1 % low at
+    # 100 Mbit/s) and the error stays within 3 %.
     tol = 0.01 if not em["fell_behind"] else 0.03
     # the emulator's own counters: bytes over the wall-clock time the bottleneck was busy
     assert abs(link["achieved_over_configured"] - 1) < tol, (link, em)
@@ -181,11 +181,12 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
 def test_tcplab_endpoints_talk_to_linux_with_byte_integrity(tmp_path):
     """1 MB from a tcplab endpoint of each variant to a Linux socket, and 1 MB back from Linux to
     a tcplab endpoint, concurrently; every byte checked against the pattern."""
-    variants = ["reno", "newreno", "vegas", "sack", "tahoe"]
+    variants = ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star",
+                "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6"]
     flows = "".join(f'[[tcp]]\nname = "t-{v}"\nfrom = "h1"\nto = "h2"\nvariant = "{v}"\nbytes = "1MB"\nsend_buffer = "64KB"\n'
                     for v in variants)
     flows += '[[tcp]]\nname = "back"\nfrom = "h2"\nto = "h1"\nvariant = "linux-reno"\nbytes = "1MB"\n'
-    sc = scenario(tmp_path, flows, rate="100Mbps", limit="100pkts", duration="20s", s1="tcplab", s2="linux")
+    sc = scenario(tmp_path, flows, rate="100Mbps", limit="200pkts", duration="30s", s1="tcplab", s2="linux")
     r = emu.emulate(sc)
     by = {f["name"]: f for f in r.summary["flows"]}
     for name in [f"t-{v}" for v in variants] + ["back"]:

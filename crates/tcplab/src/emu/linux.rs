@@ -201,11 +201,26 @@ fn send_on(fd: RawFd, spec: &SenderSpec, t0: Instant, stop: &AtomicBool, shared:
         sys::set_int_opt(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, b as i32);
     }
     let addr = sys::sockaddr(spec.dst, spec.port);
+    // Non-blocking connect, so a stop request is seen even while SYNs are being retried.
+    unsafe { libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) | libc::O_NONBLOCK) };
     if unsafe { libc::connect(fd, &addr as *const _ as *const libc::sockaddr, std::mem::size_of_val(&addr) as _) } < 0 {
-        return Err(format!("connect: {}", last_err()));
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINPROGRESS) {
+            return Err(format!("connect: {e}"));
+        }
+        while !poll_one(fd, libc::POLLOUT, 20) {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+        }
+        let mut err: i32 = 0;
+        let mut len = 4 as libc::socklen_t;
+        unsafe { libc::getsockopt(fd, libc::SOL_SOCKET, libc::SO_ERROR, &mut err as *mut i32 as *mut _, &mut len) };
+        if err != 0 {
+            return Err(format!("connect: {}", std::io::Error::from_raw_os_error(err)));
+        }
     }
     shared.connected_at.store(now_ns(t0).max(1), Ordering::SeqCst);
-    unsafe { libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) | libc::O_NONBLOCK) };
     let total = spec.bytes.unwrap_or(u64::MAX);
     let until = spec.duration_ns.map(|d| spec.start_ns + d);
     let mut chunk = vec![0u8; 1 << 16];

@@ -390,12 +390,14 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     Ok(EmuResult { sim, summary_json, text: new_text, interrupted })
 }
 
+/// A flow is done when its sender has seen every byte acknowledged (a timed one: after its
+/// sending time), or failed.
 fn flow_done(f: &EmuFlow) -> bool {
     let snd_done = match f.ends.0 {
         End::Linux => f.shared.done_at.load(Ordering::Relaxed) != 0 || f.shared.error.lock().unwrap().is_some(),
         End::Tcplab => f.eps[0].as_ref().is_some_and(|e| e.ep.stats().completion_time.is_some() || e.ep.is_closed() && e.started),
     };
-    snd_done && f.bytes.is_some()
+    snd_done
 }
 
 /// Start a tcplab endpoint at its time, then send everything it has to send.
