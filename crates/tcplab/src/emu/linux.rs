@@ -49,6 +49,8 @@ pub struct SenderSpec {
     pub cc: String,
     pub dst: [u8; 4],
     pub port: u16,
+    /// Local port (bound before connecting, so the tcplab endpoint or capture knows the 4-tuple).
+    pub src_port: u16,
     pub bytes: Option<u64>,
     pub duration_ns: Option<u64>,
     pub start_ns: u64,
@@ -199,6 +201,11 @@ fn send_on(fd: RawFd, spec: &SenderSpec, t0: Instant, stop: &AtomicBool, shared:
     }
     if let Some(b) = spec.send_buffer {
         sys::set_int_opt(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, b as i32);
+    }
+    sys::set_int_opt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1);
+    let local = sys::sockaddr([0, 0, 0, 0], spec.src_port);
+    if unsafe { libc::bind(fd, &local as *const _ as *const libc::sockaddr, std::mem::size_of_val(&local) as _) } < 0 {
+        return Err(format!("bind port {}: {}", spec.src_port, last_err()));
     }
     let addr = sys::sockaddr(spec.dst, spec.port);
     // Non-blocking connect, so a stop request is seen even while SYNs are being retried.
