@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions kelly fuzz browser clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -36,10 +36,19 @@ browser:
 	  else echo "note: chromium not found; the HTML report browser test will be skipped"; fi; \
 	fi
 
+# Debian's tshark for the pcap tests (installed when missing and we can, as chromium above).
+tshark:
+	@if ! command -v tshark >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's tshark for the pcap tests"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark >/dev/null 2>&1 || (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark >/dev/null)); \
+	  else echo "note: tshark not found; the pcap tests that run it will be skipped"; fi; \
+	fi
+
 test-rust:
 	cargo test --release -p tcplab -p tcplab-tcp
 
-test-python: setup browser
+test-python: setup browser tshark
 	$(BIN)/python -m pytest -q tests
 
 test: setup test-rust test-python
@@ -76,6 +85,11 @@ kelly: setup
 	@for e in kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics; do \
 		$(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 	$(KELLY_PLOTS)
+
+# The emulation reproductions (real time; need root and /dev/net/tun) into runs/reproduce/.
+emulation: setup
+	$(BIN)/tcplab reproduce emulation/brakmo --out runs/reproduce/emulation_brakmo
+	$(BIN)/tcplab reproduce emulation/ahn-figure1 --out runs/reproduce/emulation_ahn-figure1
 
 # Fuzz the scenario front end and runs for FUZZ_SECONDS (tests/fuzz_scenarios.py states the
 # invariant); failing inputs land in runs/fuzz-failures/. `make test` runs a fixed 2,000-case sample.

@@ -161,6 +161,7 @@ def _check_replaceable(out: Path) -> None:
     if out.is_symlink() or not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory; refusing to replace it with a run directory")
     names = {p.name for p in out.iterdir()}
+    names = {n for n in names if not (n.startswith("pcap_") and n.endswith(".pcap"))}
     if names and "COMPLETE.json" not in names and not names <= _RUN_FILES:
         raise OutputError(f"{out}: exists and is not a tcplab run directory ({len(names)} other entries); "
                           "refusing to replace it (choose another --out or remove it)")
@@ -215,6 +216,11 @@ class Run:
     def traffic(self) -> pl.DataFrame:
         return self.data.traffic
 
+    @property
+    def pcaps(self) -> dict[str, bytes]:
+        """The classic pcap file of every link direction in `run.trace.pcap`, by direction name."""
+        return dict(self._traces.get("pcap") or {})
+
     def table(self, name: str) -> pl.DataFrame:
         """Raw trace table: "tcp", "cam", "link" or "queue_intervals"."""
         return pl.DataFrame(self._traces[name])
@@ -254,6 +260,10 @@ class Run:
                         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                         raise OSError(f"{out / fname}: cannot write: {msg}") from None
                     names.append(fname)
+            for link, data in sorted(self.pcaps.items()):
+                fname = pcap_file_name(link)
+                (tmp / fname).write_bytes(data)
+                names.append(fname)
             seal(tmp, names)
             os.chmod(tmp, 0o755 & ~_umask())
             if os.path.lexists(out):
@@ -271,6 +281,14 @@ class Run:
             if tmp is not None:
                 shutil.rmtree(tmp, ignore_errors=True)
         return out
+
+
+def pcap_file_name(link: str) -> str:
+    """`pcap_<from>-<to>.pcap` for link direction "<from>-><to>" (other characters than letters,
+    digits, `.`, `_`, `-` become `_`)."""
+    a, _, b = link.partition("->")
+    clean = lambda s: "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
+    return f"pcap_{clean(a)}-{clean(b)}.pcap"
 
 
 def _umask() -> int:

@@ -137,6 +137,59 @@ def cmd_run(a) -> int:
     return 0
 
 
+def cmd_emulate(a) -> int:
+    from . import emulate as emu
+    if a.cleanup:
+        removed = emu.cleanup(all=False)
+        for r in removed:
+            print(f"removed {r}")
+        print(f"cleanup: {len(removed)} left-overs removed" if removed else "cleanup: nothing left behind")
+        return 0
+    if a.scenario is None:
+        raise ValueError("tcplab emulate: give a SCENARIO (or --cleanup)")
+    out = a.out or Path("runs") / (Path(a.scenario).stem + "-emulated")
+    meter = Progress()
+    try:
+        r = emu.emulate(a.scenario, seed=a.seed, overrides=a.set, out=out, progress=meter)
+    except emu.EmulationRefused as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        meter.done()
+    if a.json:
+        print(r.summary_json)
+    else:
+        emu.print_emulation(r.summary)
+        print(f"wrote {out}/summary.json")
+    return 0
+
+
+TCPLAB_VARIANTS = [
+    ("tahoe", "4.3BSD-Tahoe: slow start, linear increase, fast retransmit then slow start"),
+    ("reno", "4.3BSD-Reno fast recovery (seeds 000 ch. 3, 001)"),
+    ("newreno", "RFC 6582 partial ACKs, fine timers"),
+    ("sack", "ns-2 Sack1: scoreboard and pipe (Fall & Floyd 1996)"),
+    ("sack-rfc6675", "RFC 6675 SACK loss recovery, D-SACK receiver"),
+    ("vegas", "TCP Vegas (seed 000 ch. 4, alpha = 1, beta = 3)"),
+    ("vegas-star", "Vegas with Vegas* slow start (seed 000 §4.4)"),
+    ("lite, lite.0 ... lite.6", "4.4BSD-Lite with its bugs, and the cumulative fixes of seed 001 Table 3"),
+]
+
+
+def cmd_variants(a) -> int:
+    from .emulate import linux_variants
+    print("tcplab variants (simulation, and stack = \"tcplab\" hosts in emulation):")
+    for name, what in TCPLAB_VARIANTS:
+        print(f"  {name:<24} {what}")
+    lv = linux_variants()
+    print("Linux variants (tcplab emulate, stack = \"linux\" senders; from /proc/sys/net/ipv4/tcp_available_congestion_control):")
+    for v in lv:
+        print(f"  {v:<24} the kernel's {v[len('linux-'):]}")
+    if not lv:
+        print("  (none: this kernel lists no congestion control)")
+    return 0
+
+
 def cmd_validate(a) -> int:
     from .api import validate
     validate(a.scenario, a.set, max_memory=_max_memory(a))
@@ -254,6 +307,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help='refuse a run whose estimated memory exceeds SIZE before starting, and stop one whose resident memory '
                         'exceeds it, e.g. "4GB" (KB = 1024 B; default: 80%% of physical memory)')
     r.set_defaults(fn=cmd_run)
+
+    em = sub.add_parser("emulate", help="run a scenario in real time with real Linux TCP / tcplab endpoints on the wire",
+                        description="Emulation (needs root and /dev/net/tun): hosts with stack = \"linux\" become network "
+                                    "namespaces joined by TAP devices to tcplab's own links, queues and routers running in real "
+                                    "time; their flows are real Linux sockets (variant = \"linux-cubic\", ...). Hosts with "
+                                    "stack = \"tcplab\" run tcplab's endpoint on real IPv4/TCP headers. Writes an ordinary run "
+                                    "directory whose summary.json has an `emulation` section with the accuracy figures.",
+                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    em.add_argument("scenario", nargs="?", help="scenario TOML file")
+    em.add_argument("--seed", type=int, help="seed of the random streams (default: run.seed in the file, else 1)")
+    em.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a field (repeatable), as for run")
+    em.add_argument("--out", type=Path, help="output directory (default: runs/<scenario name>-emulated)")
+    em.add_argument("--json", action="store_true", help="print summary JSON to stdout instead of the table")
+    em.add_argument("--cleanup", action="store_true",
+                    help="remove the namespaces and TAP devices a killed emulator left behind (names start with tcplab-emu- / tle) and exit")
+    em.set_defaults(fn=cmd_emulate)
+
+    va = sub.add_parser("variants", help="list the TCP variants: tcplab's own and the kernel's (linux-*, for emulate)",
+                        description="List tcplab's TCP variants and the Linux congestion controls this kernel offers for "
+                                    "`tcplab emulate` (from /proc/sys/net/ipv4/tcp_available_congestion_control).")
+    va.set_defaults(fn=cmd_variants)
 
     v = sub.add_parser("validate", help="check a scenario without running it",
                        description="Parse a scenario and check it against its topology without running it; print FILE: ok, "

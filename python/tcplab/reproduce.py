@@ -67,7 +67,7 @@ STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments",
 
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
              "variants", "claims", "mode"}
-_VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note"}
+_VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note", "emulate"}
 
 
 def _fmt(v) -> str:
@@ -233,10 +233,14 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     points = list(sp.points.values()) if sp.points else axis_points(sp.axes, sp.mode)
     tasks_by_variant: dict[str, list[Task]] = {}
     resolvers: dict[Path, Resolver] = {}
+    emulated: list[dict] = []   # variants with `emulate = true`: run in real time by `tcplab emulate`
     for v in sp.variants:
         scen = (folder / v["scenario"]) if v.get("scenario") else sp.scenario
         if not scen.is_file():
             raise SweepError(file, locate(sp.text, "scenario"), f"variants[{v['name']}].scenario", f"no such file {scen}")
+        if v.get("emulate"):
+            emulated.append(v)
+            continue
         res = resolvers.setdefault(scen, Resolver(scen, file, sp.text, version))
         base_seed = tomllib.loads(res.sc.to_toml()).get("run", {}).get("seed", 1)
         if seed is not None or seeds is not None:
@@ -314,6 +318,34 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                 raise ValueError(f"{file}: derived metric of variant {name}: {e}") from None
             lst.append(((t.point, t.seed), s, d))
         per_run[name] = lst
+
+    # Emulated variants: one real-time run each (seed: the first), in this process, one after
+    # another (parallel emulations would share the two cores and lose accuracy). They are not
+    # stored in results.duckdb; their run directories are OUT/<variant>/.
+    if emulated:
+        from .emulate import EmulationRefused, emulate, refusal
+        why = refusal()
+        if why is not None:
+            raise EmulationRefused(f"{file}: variants {', '.join(v['name'] for v in emulated)} need emulation: {why}")
+        from .api import Scenario
+        for v in emulated:
+            scen = (folder / v["scenario"]) if v.get("scenario") else sp.scenario
+            first = seed if seed is not None else (sp.seeds[0] if sp.seeds else None)
+            ov = [f"{k}={_toml_literal(x)}" for k, x in v.get("set", {}).items()]
+            print(f"  emulating {v['name']} in real time ...", flush=True)
+            dest = out / v["name"]
+            if dest.exists():
+                shutil.rmtree(dest)
+            r = emulate(Scenario.load(scen), seed=first, overrides=ov, out=dest)
+            em = r.summary.get("emulation", {})
+            print(f"    release lateness p50 {em.get('release_lateness_p50_ms', 0):.3f} ms, p99 "
+                  f"{em.get('release_lateness_p99_ms', 0):.3f} ms{'  FELL BEHIND' if em.get('fell_behind') else ''}", flush=True)
+            runs[v["name"]] = dest
+            try:
+                d = compute_derived(sp.derived, r.summary, sp.flow)
+            except ExprError as e:
+                raise ValueError(f"{file}: derived metric of variant {v['name']}: {e}") from None
+            per_run[v["name"]] = [((0, first), r.summary, d)]
 
     def values(variant: str, metric: str) -> list[tuple[Any, Any]]:
         out_ = []

@@ -177,6 +177,14 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     iv.set_item("delay_sum_s", i_dsum)?;
     iv.set_item("delay_sumsq_s2", i_dsq)?;
     out.set_item("queue_intervals", iv)?;
+    // pcap captures of the link directions in `trace.pcap`: {"a->b": bytes}.
+    let pcap = PyDict::new(py);
+    for l in r.sim.links.iter_mut() {
+        if let Some(cap) = l.monitor.pcap.take() {
+            pcap.set_item(l.name.clone(), pyo3::types::PyBytes::new(py, &cap.pcap.bytes))?;
+        }
+    }
+    out.set_item("pcap", pcap)?;
     Ok(out)
 }
 
@@ -223,6 +231,64 @@ fn run<'py>(
     Ok(out)
 }
 
+/// Run a scenario in emulation (`tcplab emulate`). Returns {"summary_json", "scenario_text",
+/// "traces", "interrupted"}. Raises ScenarioError for a bad scenario and RuntimeError with a
+/// one-line reason when emulation is refused (no root, no /dev/net/tun) or the system fails.
+#[pyfunction]
+#[pyo3(signature = (text, file, seed=None, overrides=Vec::new(), progress=None))]
+fn emulate<'py>(
+    py: Python<'py>,
+    text: String,
+    file: String,
+    seed: Option<u64>,
+    overrides: Vec<String>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use tcplab::emu::{EmuError, EmuOptions};
+    let opts = EmuOptions { seed, overrides };
+    let result = py.allow_threads(|| {
+        tcplab::emu::emulate(&text, &file, &opts, |now, end| {
+            if let Some(cb) = &progress {
+                Python::with_gil(|py| cb.call1(py, (now, end)).is_ok())
+            } else {
+                true
+            }
+        })
+    });
+    let r = match result {
+        Ok(r) => r,
+        Err(EmuError::Scenario(e)) => return Err(to_py_err(e)),
+        Err(e) => return Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
+    };
+    let summary = tcplab::summary::Summary::from_sim(&r.sim, 0.0);
+    let mut rr = RunResult { sim: r.sim, summary, text: r.text.clone() };
+    let out = PyDict::new(py);
+    out.set_item("summary_json", r.summary_json)?;
+    out.set_item("scenario_text", r.text)?;
+    out.set_item("traces", trace_dict(py, &mut rr)?)?;
+    out.set_item("interrupted", r.interrupted)?;
+    Ok(out)
+}
+
+/// Remove namespaces and TAP devices that emulators left behind (of dead processes, or all).
+#[pyfunction]
+#[pyo3(signature = (all=false))]
+fn emulate_cleanup(all: bool) -> PyResult<Vec<String>> {
+    tcplab::emu::sys::cleanup_leftovers(all).map_err(pyo3::exceptions::PyRuntimeError::new_err)
+}
+
+/// Why emulation cannot run on this machine, or None.
+#[pyfunction]
+fn emulate_refusal() -> Option<String> {
+    tcplab::emu::sys::refusal()
+}
+
+/// The kernel's congestion controls as tcplab variants ("linux-cubic", ...).
+#[pyfunction]
+fn linux_variants() -> Vec<String> {
+    tcplab::emu::linux_variants()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
@@ -231,5 +297,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_cleanup, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_refusal, m)?)?;
+    m.add_function(wrap_pyfunction!(linux_variants, m)?)?;
     Ok(())
 }

@@ -303,6 +303,24 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         }
     }
 
+    for (i, t) in sc.run.trace.pcap.iter().enumerate() {
+        let mut hit = false;
+        for l in links.iter_mut() {
+            let named = sc.links.iter().any(|c| c.name.as_deref() == Some(t.as_str()) && (format!("{}->{}", c.a, c.b) == l.name || format!("{}->{}", c.b, c.a) == l.name));
+            if t == "all" || *t == l.name || named {
+                l.monitor.pcap = Some(Box::new(crate::pcap::LinkCapture::new()));
+                hit = true;
+            }
+        }
+        if !hit {
+            let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            return Err(ctx.err(
+                format!("run.trace.pcap[{i}]"),
+                format!("no link direction named {t:?}; write \"all\", a link's name, or a direction of a link: {}", known.join(", ")),
+            ));
+        }
+    }
+
     // Routing
     let pairs: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
     let forwards: Vec<bool> = nodes.iter().map(|n| n.kind == NodeKind::Router).collect();
@@ -420,6 +438,9 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         route(f("from"), to, from)?;
         if flow_names.insert(t.name.as_str(), f("name")).is_some() {
             return Err(ctx.err(f("name"), format!("duplicate flow name {:?}", t.name)));
+        }
+        if t.variant.starts_with("linux-") {
+            return Err(ctx.err(f("variant"), format!("{:?} is real Linux TCP: run this scenario with `tcplab emulate` (the simulator runs tcplab's variants)", t.variant)));
         }
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
         apply_tcp_options(&ctx, &format!("tcp[{i}]"), t, &mut cfg)?;

@@ -7,13 +7,16 @@
 
 pub mod apps;
 pub mod build;
+pub mod emu;
 pub mod engine;
 pub mod net;
+pub mod pcap;
 pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod summary;
 pub mod tcpglue;
+pub mod wire;
 
 pub use sim::Simulation;
 pub use tcplab_tcp as tcp;

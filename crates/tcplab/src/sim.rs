@@ -95,6 +95,19 @@ pub struct Simulation {
     /// The measurement window, if the scenario asks for one.
     pub measure: Option<MeasureWindow>,
     ended: bool,
+    /// Real datagrams (emulation) that reached their destination node, for the emulator to
+    /// write out; always empty in a simulation.
+    pub raw_out: Vec<RawDelivery>,
+}
+
+/// A real datagram delivered to node `node` at `at` (see [`PacketKind::Raw`]).
+#[derive(Clone, Debug)]
+pub struct RawDelivery {
+    pub at: SimTime,
+    pub node: u32,
+    /// The packet as it arrived (TTL after the routers, ECN after the queues).
+    pub packet: Packet,
+    pub bytes: Vec<u8>,
 }
 
 /// Events between progress calls within a dense slice of simulated time (a few ms of wall time).
@@ -140,6 +153,7 @@ impl Simulation {
             tick_scratch: Vec::new(),
             measure: None,
             ended: false,
+            raw_out: Vec::new(),
         };
         for i in 0..sim.udp.len() {
             let t = sim.udp[i].first_fire();
@@ -298,6 +312,15 @@ impl Simulation {
         self.forward(now, src, id);
     }
 
+    /// An emulated host injects a real datagram ([`PacketKind::Raw`]; its bytes ride beside
+    /// the packet in the pool).
+    pub fn send_raw(&mut self, now: SimTime, p: Packet, bytes: &[u8]) {
+        self.conservation.created += 1;
+        let src = p.src;
+        let id = self.pool.alloc_raw(p, bytes);
+        self.forward(now, src, id);
+    }
+
     fn drop_at_node(&mut self, id: PacketId, reason: DropReason) {
         self.node_drops[reason.index()] += 1;
         self.conservation.dropped += 1;
@@ -348,6 +371,7 @@ impl Simulation {
             link.monitor.trace(now, 1, size, None);
             let t = now + link.tx_time(size);
             self.events.schedule(t, Event::TxDone(l));
+            self.capture(now, l, id);
             return;
         }
         let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ect };
@@ -380,6 +404,18 @@ impl Simulation {
         }
     }
 
+    /// Record packet `id`, starting transmission on link `l`, in the link's pcap capture if any.
+    #[inline]
+    fn capture(&mut self, now: SimTime, l: u32, id: PacketId) {
+        if let Some(cap) = self.links[l as usize].monitor.pcap.as_deref_mut() {
+            let p = self.pool.get(id);
+            match p.kind {
+                PacketKind::Raw => cap.record_raw(now, p, self.pool.raw(id)),
+                _ => cap.record(now, p),
+            }
+        }
+    }
+
     /// Begin transmitting the next queued packet of idle link `l`, if any.
     fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
@@ -392,6 +428,7 @@ impl Simulation {
             link.monitor.trace(now, 1, nsize, None);
             let t = now + link.tx_time(nsize);
             self.events.schedule(t, Event::TxDone(l));
+            self.capture(now, l, next);
         } else {
             link.monitor.on_queue_change(now, 0, false);
         }
@@ -452,6 +489,13 @@ impl Simulation {
         let p = *self.pool.get(id);
         if p.dst == node {
             self.conservation.delivered += 1;
+            if let PacketKind::Raw = p.kind {
+                // A real datagram (emulation): the emulator writes it out (`crate::emu`).
+                let bytes = self.pool.take_raw(id);
+                self.pool.free(id);
+                self.raw_out.push(RawDelivery { at: now, node, packet: p, bytes });
+                return;
+            }
             self.pool.free(id);
             self.deliver(now, p);
             return;
@@ -483,6 +527,7 @@ impl Simulation {
                 seg.ce = p.ecn == Ecn::Ce;
                 crate::tcpglue::on_segment(self, now, conn, gen, to_receiver, &seg);
             }
+            PacketKind::Raw => {}
         }
     }
 

@@ -94,6 +94,9 @@ pub struct FlowSummary {
     pub coarse_timeout_times_s: Vec<f64>,
     pub largest_timeout_gap_s: f64,
     pub fast_retransmits: u64,
+    /// Duplicate ACKs the sender counted (4.4BSD's test: no data, same window, ack = snd_una,
+    /// data outstanding).
+    pub dup_acks_received: u64,
     /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (0 for other variants; seed 001
     /// §3.1: the ACK that ended fast recovery "was handled by the header prediction code").
     pub header_predicted_acks: u64,
@@ -312,6 +315,7 @@ impl Summary {
                     coarse_timeout_times_s: st.timeout_times.iter().map(|&t| t as f64 / 1e9).collect(),
                     largest_timeout_gap_s: st.largest_timeout_gap as f64 / 1e9,
                     fast_retransmits: st.fast_retransmits,
+                    dup_acks_received: st.dupacks_received,
                     header_predicted_acks: st.predicted_acks,
                     max_cwnd_bytes: st.max_cwnd_bytes,
                     send_buffer_bytes: c.ep[0].config().send_buffer,

@@ -113,6 +113,8 @@ pub struct LinkMonitor {
     cur_delay_n: u64,
     cur_delay_sum: f64,
     cur_delay_sq: f64,
+    /// pcap capture of this link direction (`trace = { pcap = [...] }`), see [`crate::pcap`].
+    pub pcap: Option<Box<crate::pcap::LinkCapture>>,
 }
 
 impl LinkMonitor {
@@ -153,6 +155,7 @@ impl LinkMonitor {
             cur_delay_n: 0,
             cur_delay_sum: 0.0,
             cur_delay_sq: 0.0,
+            pcap: None,
         }
     }
 

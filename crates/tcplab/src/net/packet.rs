@@ -15,6 +15,10 @@ pub enum PacketKind {
     /// A TCP segment of connection slot `conn` in generation `gen`; `to_receiver` tells which
     /// endpoint it is for.
     Tcp { conn: u32, gen: u16, to_receiver: bool, seg: Segment },
+    /// A real IPv4 datagram in emulation (`crate::emu`): its bytes ride beside the packet in
+    /// the pool ([`PacketPool::alloc_raw`]); at its destination the simulator hands it to the
+    /// emulator instead of an endpoint.
+    Raw,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +99,8 @@ pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
     live: usize,
+    /// Bytes of emulated datagrams, by packet id (empty in a simulation).
+    raw: Vec<Vec<u8>>,
 }
 
 impl PacketPool {
@@ -111,6 +117,27 @@ impl PacketPool {
     pub fn free(&mut self, id: PacketId) {
         self.live -= 1;
         self.free.push(id);
+        if let Some(b) = self.raw.get_mut(id as usize) {
+            b.clear();
+        }
+    }
+    /// Allocate a [`PacketKind::Raw`] packet carrying `bytes`.
+    pub fn alloc_raw(&mut self, p: Packet, bytes: &[u8]) -> PacketId {
+        let id = self.alloc(p);
+        if self.raw.len() <= id as usize {
+            self.raw.resize_with(id as usize + 1, Vec::new);
+        }
+        self.raw[id as usize].clear();
+        self.raw[id as usize].extend_from_slice(bytes);
+        id
+    }
+    /// The bytes of emulated packet `id` (empty for a simulated one).
+    pub fn raw(&self, id: PacketId) -> &[u8] {
+        self.raw.get(id as usize).map_or(&[], |b| b.as_slice())
+    }
+    /// Take the bytes of emulated packet `id` out of the pool.
+    pub fn take_raw(&mut self, id: PacketId) -> Vec<u8> {
+        self.raw.get_mut(id as usize).map(std::mem::take).unwrap_or_default()
     }
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {

@@ -77,6 +77,11 @@ pub struct TraceCfg {
     /// Link directions to trace ("gw1->gw2"), or ["all"].
     #[serde(default)]
     pub links: Vec<String>,
+    /// Link directions ("r1->r2", a link's name for both directions, or "all") to capture as a
+    /// classic pcap file each (`pcap_<from>-<to>.pcap` in the run directory): synthesized IPv4 +
+    /// TCP/UDP headers, timestamped when a packet starts transmission on the link.
+    #[serde(default)]
+    pub pcap: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -86,11 +91,25 @@ pub enum NodeKind {
     Router,
 }
 
+/// What runs a host's protocol stack in emulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeStack {
+    Sim,
+    Linux,
+    Tcplab,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeCfg {
     pub name: String,
     pub kind: NodeKind,
+    /// Emulation (`tcplab emulate`): "linux" makes the host a network namespace running real
+    /// Linux TCP behind a TAP device; "tcplab" runs tcplab's endpoint on real IPv4/TCP headers;
+    /// "sim" (default) simulates it. `tcplab run` simulates every host.
+    #[serde(default)]
+    pub stack: Option<NodeStack>,
     /// Per-packet processing delay on arrival (seed 000 §2.2.2).
     #[serde(default)]
     pub processing_delay: Option<DelayCfg>,

@@ -1,0 +1,79 @@
+"""Emulation (`tcplab emulate`): real Linux TCP in network namespaces and tcplab's own endpoint
+on real IPv4/TCP headers, through tcplab's links, queues and routers in real time (issue 16,
+seed 002 §4's hitbox done today). The work is in the Rust core (`crates/tcplab/src/emu/`);
+this module turns its result into an ordinary run directory."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from . import _core
+from .api import PathLike, Run, Scenario, _check_replaceable, _overrides
+
+
+class EmulationRefused(RuntimeError):
+    """Emulation cannot run here (no root, no /dev/net/tun, no iproute2): one line says why."""
+
+
+def refusal() -> str | None:
+    """Why emulation cannot run on this machine (None if it can). The environment variable
+    TCPLAB_EMULATE_PRETEND=no-root|no-tun makes it answer as such a machine would."""
+    return _core.emulate_refusal()
+
+
+def linux_variants() -> list[str]:
+    """The kernel's congestion controls as tcplab variants, from
+    /proc/sys/net/ipv4/tcp_available_congestion_control ("linux-reno", "linux-cubic", ...)."""
+    return list(_core.linux_variants())
+
+
+def cleanup(all: bool = False) -> list[str]:
+    """Remove the namespaces and TAP devices emulators left behind (a kill -9): those of
+    processes that are gone, or every one with `all`. Returns what was removed."""
+    return list(_core.emulate_cleanup(all))
+
+
+def emulate(scenario: PathLike | Scenario, seed: int | None = None,
+            overrides: Mapping[str, Any] | Iterable[str] | None = None, out: PathLike | None = None,
+            progress: Callable[[float, float], None] | None = None) -> Run:
+    """Run a scenario in emulation and return the Run (saved to `out` if given). Raises
+    ScenarioError for a bad scenario, EmulationRefused when the machine cannot emulate."""
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    if out is not None:
+        _check_replaceable(Path(out))
+
+    def cb(t: float, end: float) -> bool:
+        if progress is not None:
+            progress(t, end)
+        return True
+    try:
+        res = _core.emulate(sc.to_toml(), sc.source, seed, _overrides(overrides), cb)
+    except RuntimeError as e:
+        if type(e).__name__ == "ScenarioError":
+            raise
+        raise EmulationRefused(str(e).splitlines()[0] if str(e) else "emulation failed") from None
+    r = Run(res["summary_json"], res["scenario_text"], res["traces"])
+    if out is not None:
+        r.save(out)
+    if res["interrupted"]:
+        raise KeyboardInterrupt(f"emulation interrupted; cleaned up{' and saved ' + str(out) if out else ''}")
+    return r
+
+
+def print_emulation(summary: dict, file=None) -> None:
+    """The emulation's flows and accuracy figures as a few lines of text."""
+    import sys
+    f = file or sys.stdout
+    print(f"{'flow':<14} {'variant':<14} {'stack':<14} {'KB acked':>10} {'KB/s':>9} {'time s':>8} {'retx segs':>9} {'intact':>6}", file=f)
+    for fl in summary.get("flows", []):
+        st = "/".join(fl.get("stack", ["sim", "sim"]))
+        comp = fl.get("completion_s")
+        print(f"{fl['name']:<14} {fl['variant']:<14} {st:<14} {fl['bytes_acked'] / 1024:>10.1f} {fl['throughput_KBps']:>9.2f} "
+              f"{comp if comp is None else round(comp, 3)!s:>8} {fl.get('retransmitted_segments', 0):>9} {str(fl.get('payload_intact', '')):>6}", file=f)
+    em = summary.get("emulation", {})
+    print(f"release lateness p50 {em.get('release_lateness_p50_ms', 0):.3f} ms, p99 {em.get('release_lateness_p99_ms', 0):.3f} ms, "
+          f"max {em.get('release_lateness_max_ms', 0):.3f} ms over {em.get('datagrams_released', 0)} datagrams"
+          + ("  -- FELL BEHIND (p99 above 0.1 ms): this run was not faithful" if em.get("fell_behind") else ""), file=f)
+    for l in em.get("links", []):
+        print(f"  {l['name']:<24} configured {l['rate_bps'] / 1e6:9.4f} Mbit/s, achieved {l['achieved_rate_bps'] / 1e6:9.4f} Mbit/s "
+              f"({100 * l['achieved_over_configured']:.2f} %)", file=f)
