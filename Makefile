@@ -33,7 +33,8 @@ browser:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian's chromium for the report test"; \
 	    (apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
-	  else echo "note: chromium not found; the HTML report browser test will be skipped"; fi; \
+	  elif [ "$$TCPLAB_ALLOW_NO_BROWSER" = 1 ]; then echo "note: chromium not found; TCPLAB_ALLOW_NO_BROWSER=1, so the HTML report browser tests will be skipped"; \
+	  else echo "note: chromium not found and cannot be installed here; the HTML report browser tests will FAIL (install chromium, or set TCPLAB_ALLOW_NO_BROWSER=1 to skip them)"; fi; \
 	fi
 
 test-rust:

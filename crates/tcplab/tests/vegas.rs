@@ -86,15 +86,64 @@ fn second_half_queue(r: &tcplab::run::RunResult) -> (f64, u64) {
     (q, drops)
 }
 
+/// Each flow's own view of its queue: the CAM rows (000 Fig 4.4) of the second half of the run.
+struct FlowCam {
+    diff: Vec<f64>,
+    decision: Vec<i8>,
+}
+
+fn flow_cams(r: tcplab::run::RunResult, from_s: f64) -> Vec<FlowCam> {
+    let mut sim = r.sim;
+    sim.tcp
+        .iter_mut()
+        .map(|c| {
+            let tr = c.ep[0].take_trace();
+            let rows: Vec<usize> = (0..tr.cam.len()).filter(|&i| tr.cam.t[i] as f64 / 1e9 >= from_s).collect();
+            FlowCam { diff: rows.iter().map(|&i| tr.cam.diff_buffers[i]).collect(), decision: rows.iter().map(|&i| tr.cam.decision[i]).collect() }
+        })
+        .collect()
+}
+
 fn steady(n: usize) {
-    let r = common::run(&dumbbell(n, 40, ""), 7);
+    let secs = 40;
+    let text = dumbbell(n, secs, "").replacen("\n[[nodes]]", "\n[run.trace]\ntcp = true\n\n[[nodes]]", 1);
+    let r = common::run(&text, 7);
     let (q, drops) = second_half_queue(&r);
     let (alpha, beta) = (1.0, 3.0);
-    let (lo, hi) = (n as f64 * alpha - 1.0, n as f64 * beta + 1.0);
     let retx: u64 = r.summary.flows.iter().map(|f| f.retransmitted_segments).sum();
-    eprintln!("N={n}: mean queue {q:.2} pkts (bounds {lo}..{hi}), drops {drops}, retransmitted {retx}");
     assert_eq!(drops, 0, "N={n}: Vegas lost packets with a deep buffer");
     assert_eq!(retx, 0, "N={n}: retransmissions without loss");
+    let cams = flow_cams(r, secs as f64 / 2.0);
+    let mut held = Vec::new();
+    for (i, c) in cams.iter().enumerate() {
+        assert!(c.diff.len() >= 50, "N={n} flow {i}: {} CAM rows in the second half", c.diff.len());
+        // The decision rule (000 §4.3, reading 3), checked on every row the flow wrote:
+        // Diff < α increases, Diff > β decreases, in between holds.
+        for (&d, &dec) in c.diff.iter().zip(&c.decision) {
+            let want = if d < alpha { 1 } else if d > beta { -1 } else { 0 };
+            assert_eq!(dec, want, "N={n} flow {i}: Diff {d:.3} with α {alpha}, β {beta} decided {dec}");
+        }
+        // Theory: in equilibrium the flow keeps between α and β packets in the queue, so its
+        // own Diff sits in [α, β]. Tighter, for flows that only grow (no decrease seen): the
+        // window rises one segment per RTT while Diff < α, and one segment more in flight adds
+        // at most one packet to the flow's queue, so growth stops at the first Diff in [α, α + 1).
+        let mean = c.diff.iter().sum::<f64>() / c.diff.len() as f64;
+        let holds = c.decision.iter().filter(|&&d| d == 0).count() as f64 / c.decision.len() as f64;
+        held.push((mean, holds));
+        assert!(mean >= alpha && mean <= beta, "N={n} flow {i}: mean Diff {mean:.3} outside [α, β] = [{alpha}, {beta}]");
+        if !c.decision.contains(&-1) {
+            assert!(mean < alpha + 1.0, "N={n} flow {i}: mean Diff {mean:.3} ≥ α + 1 without any decrease");
+        }
+    }
+    let sum: f64 = held.iter().map(|h| h.0).sum();
+    eprintln!(
+        "N={n}: mean queue {q:.2} pkts, sum of the flows' mean Diff {sum:.2}; per flow (mean Diff, share of holds) {:?}",
+        held.iter().map(|(m, h)| ((m * 100.0).round() / 100.0, (h * 100.0).round() / 100.0)).collect::<Vec<_>>()
+    );
+    // The bottleneck's queue is the flows' queues together: the sum of the Diffs, within one
+    // packet (the monitor counts the packet being transmitted, which Diff does not).
+    assert!((q - sum).abs() <= 1.0, "N={n}: mean queue {q:.2} vs sum of per-flow Diff {sum:.2}");
+    let (lo, hi) = (n as f64 * alpha, n as f64 * beta + 1.0);
     assert!(q >= lo && q <= hi, "N={n}: mean queue {q:.2} outside [{lo}, {hi}]");
 }
 
