@@ -1115,3 +1115,23 @@ fn slow_start_restart_after_idle_fine() {
 
 #[path = "tests_sack_ecn.rs"]
 mod sack_ecn;
+
+/// The registry builds what each name promises: `vegas-star` is Vegas with the experimental slow
+/// start of seed 000 §4.4 (Vegas*), `vegas` is not; every other Vegas parameter is the default.
+/// (End to end the two runs are identical on the thesis' paths today — see README, Tests — so
+/// only this check tells them apart.)
+#[test]
+fn vegas_star_is_built_with_its_slow_start() {
+    for (name, star) in [("vegas", false), ("vegas-star", true)] {
+        let c = EndpointConfig::for_variant(name).unwrap();
+        match c.variant.cc {
+            CcKind::Vegas(p) => {
+                assert_eq!(p.star, star, "{name}");
+                assert_eq!(p, VegasParams { star, ..Default::default() }, "{name}");
+            }
+            ref other => panic!("{name} built as {other:?}"),
+        }
+        let e = Endpoint::new(c, 1);
+        assert_eq!(e.congestion_control().name(), name);
+    }
+}
