@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation clean
+.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -33,7 +33,8 @@ browser:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian's chromium for the report test"; \
 	    (apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
-	  else echo "note: chromium not found; the HTML report browser test will be skipped"; fi; \
+	  elif [ "$$TCPLAB_ALLOW_NO_BROWSER" = 1 ]; then echo "note: chromium not found; TCPLAB_ALLOW_NO_BROWSER=1, so the HTML report browser tests will be skipped"; \
+	  else echo "note: chromium not found and cannot be installed here; the HTML report browser tests will FAIL (install chromium, or set TCPLAB_ALLOW_NO_BROWSER=1 to skip them)"; fi; \
 	fi
 
 # Debian's tshark for the pcap tests (installed when missing and we can, as chromium above).
@@ -96,6 +97,24 @@ emulation: setup
 FUZZ_SECONDS ?= 600
 fuzz: setup
 	$(BIN)/python tests/fuzz_scenarios.py --seconds $(FUZZ_SECONDS)
+
+# Mutation testing (cargo-mutants; not part of `make test`: hours on 2 cores). Each mutant of
+# tcplab-tcp is built and tested against tcplab-tcp's own tests; each mutant of the engine/net
+# modules of tcplab against tcplab's tests. One job at a time (the machine has 2 shared cores).
+# Narrow a run with MUTANTS_TCP / MUTANTS_ENGINE, e.g.
+#   make mutants MUTANTS_TCP="-f crates/tcplab-tcp/src/cc/vegas.rs" MUTANTS_ENGINE=skip
+# Results: runs/mutants/{tcp,engine-net}/mutants.out/; the score and the survivors are printed.
+MUTANTS_TCP ?=
+MUTANTS_ENGINE ?= -f 'crates/tcplab/src/engine/*.rs' -f 'crates/tcplab/src/net/*.rs' -f crates/tcplab/src/sim.rs
+MUTANTS_OPTS ?= --jobs 1 --timeout 120 --copy-target=false
+mutants: setup
+	@command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
+	@mkdir -p runs/mutants
+	-cargo mutants -p tcplab-tcp $(MUTANTS_TCP) $(MUTANTS_OPTS) -o runs/mutants/tcp
+	@if [ "$(MUTANTS_ENGINE)" != skip ]; then \
+	  cargo mutants -p tcplab $(MUTANTS_ENGINE) $(MUTANTS_OPTS) --profile release -o runs/mutants/engine-net; \
+	fi; true
+	@$(BIN)/python tests/mutation_score.py runs/mutants/tcp $$([ -e runs/mutants/engine-net/mutants.out/outcomes.json ] && echo runs/mutants/engine-net)
 
 clean:
 	rm -rf $(VENV) target runs

@@ -233,9 +233,16 @@ def test_progress_callback_and_abandon():
     class Stop(Exception):
         pass
 
+    calls = []
+
     def stop_at_2s(t, end):
+        calls.append(t)
         if t >= 2.0:
             raise Stop()
 
     with pytest.raises(Stop):
         tcplab.run(path, progress=stop_at_2s)
+    # The run stopped at the raise: the callback was never called again (a run that went on
+    # to its 10 s end would call it ~200 more times, with times past 2 s).
+    assert calls[-1] >= 2.0 and all(t < 2.0 for t in calls[:-1]), calls[-5:]
+    assert calls[-1] < 2.5 and len(calls) < len(seen) / 2, (calls[-1], len(calls), len(seen))

@@ -114,14 +114,64 @@ def test_every_committed_file_has_a_case():
     assert len(CASES) >= 24
 
 
+def line_names_field(lines: list[str], field: str, line: int) -> bool:
+    """Does line `line` of `lines` write `field`'s key, or open the very table that holds it?
+
+    A key line must assign the field's last key (`delay = ...`, or `limit = ...` inside an inline
+    table). A table header must be a table on the field's path: `[run]` for `run.duration`, and
+    for an array of tables the header of the indexed element (`links[1]` is the second
+    `[[links]]`)."""
+    text = lines[line - 1].strip()
+    parts = field.split(".")
+    if text.startswith("["):
+        array = text.startswith("[[")
+        header = text.strip("[]").strip()
+        for k, part in enumerate(parts):
+            m = re.fullmatch(r"([A-Za-z_]\w*)(?:\[(\d+)\])?", part)
+            if not m:
+                return False
+            path = ".".join(re.sub(r"\[\d+\]", "", p) for p in parts[: k + 1])
+            if path != header:
+                continue
+            if not array:
+                return m.group(2) is None
+            if m.group(2) is None:
+                return False
+            # the (index + 1)-th [[header]] of the file, counting up to this line
+            n = sum(1 for x in lines[:line] if x.strip().startswith("[[") and x.strip().strip("[]").strip() == header)
+            return n == int(m.group(2)) + 1
+        return False
+    last = re.sub(r"\[\d+\]$", "", parts[-1])
+    return re.search(rf"(^|[\s{{,]){re.escape(last)}\s*=", text) is not None
+
+
 def test_lines_point_at_the_field():
     """The committed line numbers are right: the named line writes the field's key (or opens its table)."""
+    checked = 0
     for name, field, line, _ in CASES:
         if line is None or not field:
             continue
-        text = (BAD / name).read_text().splitlines()[line - 1]
-        last = re.split(r"[.\[]", field)[-1].rstrip("]")
-        assert last in text or text.startswith("[") or last.isdigit(), (name, line, text)
+        lines = (BAD / name).read_text().splitlines()
+        assert line_names_field(lines, field, line), (name, field, line, lines[line - 1])
+        checked += 1
+    assert checked >= 45
+
+
+def test_line_check_rejects_wrong_lines():
+    """The check above can fail: a neighbouring line, another table's header, or the wrong
+    element of an array of tables is refused."""
+    lines = (BAD / "link_parallel.toml").read_text().splitlines()
+    headers = [i + 1 for i, x in enumerate(lines) if x.strip() == "[[links]]"]
+    assert len(headers) >= 2 and headers[1] == 26
+    assert line_names_field(lines, "links[1]", headers[1])
+    assert not line_names_field(lines, "links[1]", headers[0])
+    assert not line_names_field(lines, "links[1]", headers[1] + 1)
+    nodes = next(i + 1 for i, x in enumerate(lines) if x.strip() == "[[nodes]]")
+    assert not line_names_field(lines, "links[1]", nodes)
+    d = (BAD / "delay_no_unit.toml").read_text().splitlines()
+    assert line_names_field(d, "links[1].delay", 30)
+    assert not line_names_field(d, "links[1].delay", 29)
+    assert not line_names_field(d, "links[1].rate", 30)
 
 
 @pytest.mark.parametrize("name,field,line,says", CASES, ids=[c[0].removesuffix(".toml") for c in CASES])

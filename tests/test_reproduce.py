@@ -110,6 +110,56 @@ def test_ahn_figure1_claims(ahn):
     assert metric(ahn, "R-T lite", "coarse_timeouts")["ours"] > metric(ahn, "R-T", "coarse_timeouts")["ours"]
 
 
+# README pins. README.md's "What tcplab measures today (seed 1 ...)" table prints these numbers;
+# the simulator is deterministic, so each is pinned exactly as the README prints it (rounded to its
+# digits). A failing pin means the simulator's result moved: if the change is intended, update the
+# README row and the pin here together, in the same commit.
+README_ROWS = "README.md, section Reproductions, table 'What tcplab measures today'"
+
+
+def pin(got, want, what: str, digits: int | None = None) -> None:
+    shown = round(got, digits) if digits is not None else got
+    assert shown == want, (
+        f"{what}: the README ({README_ROWS}) says {want}, the simulator now gives {got!r}. "
+        f"If the change is intended, update that README row and this pin together.")
+
+
+def saved_flow(comp: dict, variant: str) -> dict:
+    """The first seed's run (seed 1), as saved under the output directory."""
+    return json.loads((comp["_out"] / variant / "summary.json").read_text())["flows"][0]
+
+
+def test_readme_pins_brakmo(brakmo):
+    f = lambda v: saved_flow(brakmo, v)
+    pin(f("reno")["throughput_KBps"], 121.6, "brakmo reno throughput KB/s, seed 1", 1)
+    pin(f("reno")["coarse_timeouts"], 1, "brakmo reno coarse timeouts, seed 1")
+    pin(f("reno")["largest_timeout_gap_s"], 1.58, "brakmo reno silence before the timeout (s), seed 1", 2)
+    pin(f("reno")["fast_retransmits"], 4, "brakmo reno fast retransmits, seed 1")
+    # "166.5 KB/s (every seed)": seeds 1-3 here.
+    tp = metric(brakmo, "vegas", "throughput_KBps")
+    pin((round(tp["min"], 1), round(tp["max"], 1)), (166.5, 166.5), "brakmo vegas throughput KB/s, every seed")
+    pin((f("vegas")["retransmitted_segments"], f("vegas")["coarse_timeouts"]), (0, 0), "brakmo vegas retransmissions, timeouts")
+    pin(f("lite.0")["throughput_KBps"], 103.6, "brakmo lite.0 throughput KB/s, seed 1", 1)
+    pin([round(t, 1) for t in f("lite.0")["coarse_timeout_times_s"]], [3.0], "brakmo lite.0 timeout times (s), seed 1")
+    pin(f("lite.1")["throughput_KBps"], 103.6, "brakmo lite.1 throughput KB/s, seed 1", 1)
+    pin(f("lite.2")["throughput_KBps"], 108.0, "brakmo lite.2 throughput KB/s, seed 1", 1)
+    pin(f("lite.3")["throughput_KBps"], 77.4, "brakmo lite.3 throughput KB/s, seed 1", 1)
+    pin([round(t, 1) for t in f("lite.3")["coarse_timeout_times_s"]], [3.0, 7.0, 11.5], "brakmo lite.3 timeout times (s), seed 1")
+    pin(f("lite.0-rcv50KB")["throughput_KBps"], 86.7, "brakmo lite.0 with a 50 KB receive buffer, KB/s, seed 1", 1)
+    pin([round(t, 1) for t in f("lite.0-rcv50KB")["coarse_timeout_times_s"]], [3.0, 9.5], "brakmo lite.0-rcv50KB timeout times (s)")
+
+
+def test_readme_pins_ahn(ahn):
+    f = lambda v: saved_flow(ahn, v)
+    pin((f("R-R")["coarse_timeouts"], f("R-R")["fast_retransmits"]), (1, 5), "ahn R-R timeouts / fast recoveries")
+    pin(f("R-R")["largest_timeout_gap_s"], 1.85, "ahn R-R timeout length (s)", 2)
+    pin(f("R-T")["coarse_timeouts"], 3, "ahn R-T timeouts")
+    pin((f("V-R")["retransmitted_segments"], round(f("V-R")["completion_s"], 1), round(f("V-R")["throughput_KBps"], 1)),
+        (0, 24.7, 83.0), "ahn V-R drops, seconds for 2 MB, KB/s")
+    pin((f("R-R lite")["coarse_timeouts"], f("R-R lite")["fast_retransmits"]), (5, 23), "ahn R-R lite timeouts / fast recoveries")
+    pin((f("R-T lite")["coarse_timeouts"], f("R-T lite")["fast_retransmits"]), (7, 6), "ahn R-T lite timeouts, fast retransmits")
+
+
 def test_report_lands_in_the_output_directory(tmp_path, monkeypatch):
     """A relative --out puts report.html directly in it (not OUT/OUT/report.html)."""
     monkeypatch.chdir(tmp_path)

@@ -40,6 +40,10 @@ def test_figure1_four_drops_in_one_window(figure1):
     assert ours[("sack", "coarse_timeouts")] == 0
     assert ours[("sack", "throughput_KBps")] > ours[("reno", "throughput_KBps")]
     assert ours[("vegas", "coarse_timeouts")] == 0
+    # README pins (Reno 2 timeouts, 25.1 KB/s; SACK 50.0 KB/s; Vegas 44.0 KB/s).
+    pin(ours[("reno", "coarse_timeouts")], 2, "zhang figure1 reno timeouts")
+    pin([round(ours[(v, "throughput_KBps")], 1) for v in ("reno", "sack", "vegas")], [25.1, 50.0, 44.0],
+        "zhang figure1 throughput KB/s reno, sack, vegas")
 
 
 def utilization(variant: str, loss: float, seed: int) -> float:
@@ -48,13 +52,27 @@ def utilization(variant: str, loss: float, seed: int) -> float:
     return r.summary["flows"][0]["throughput_KBps"] * 1024 * 8 / 800_000
 
 
+README_ROWS = "README.md, section Reproductions, table 'What tcplab measures today'"
+
+
+def pin(got, want, what: str) -> None:
+    assert got == want, (
+        f"{what}: the README ({README_ROWS}) says {want}, the simulator now gives {got!r}. "
+        f"If the change is intended, update that README row and this pin together.")
+
+
 def test_table1_at_five_percent_loss_vegas_beats_sack_beats_reno():
     seeds = (1, 2, 3)
-    u = {v: sum(utilization(v, 0.05, s) for s in seeds) / len(seeds) for v in ("reno", "sack", "vegas")}
+    per_seed = {v: [utilization(v, 0.05, s) for s in seeds] for v in ("reno", "sack", "vegas")}
+    u = {v: sum(x) / len(x) for v, x in per_seed.items()}
     assert u["vegas"] > u["sack"] > u["reno"], u
+    one = {v: utilization(v, 0.01, 1) for v in u}
     # 1 % loss costs less than 5 % for every variant.
     for v in u:
-        assert utilization(v, 0.01, 1) > utilization(v, 0.05, 1), v
+        assert one[v] > per_seed[v][0], v
+    # README pins (seed 1), exact to the digits printed there.
+    pin([round(per_seed[v][0], 3) for v in ("reno", "sack", "vegas")], [0.166, 0.200, 0.213], "zhang table1 5 % utilization, seed 1")
+    pin([round(one[v], 3) for v in ("reno", "sack", "vegas")], [0.403, 0.470, 0.439], "zhang table1 1 % utilization, seed 1")
 
 
 def test_sack_ticks_and_red_average_are_drawn(figure1, tmp_path):

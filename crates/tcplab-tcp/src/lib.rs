@@ -31,6 +31,7 @@ pub mod config;
 pub mod ecn;
 mod endpoint;
 pub mod lite;
+pub mod model;
 pub mod recovery;
 pub mod rto;
 pub mod sack;

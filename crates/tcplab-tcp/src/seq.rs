@@ -47,4 +47,15 @@ mod tests {
         assert_eq!(unwrap(u32::MAX - 5, 3, 109), Some(100));
         assert_eq!(unwrap(0, 10, 5), None);
     }
+
+    #[test]
+    fn each_comparison_is_false_where_it_must_be() {
+        // Equal numbers: neither strictly less nor strictly greater.
+        assert!(!seq_lt(7, 7) && !seq_gt(7, 7));
+        // Across the wrap, the other way round.
+        assert!(!seq_lt(3, u32::MAX - 5) && !seq_leq(3, u32::MAX - 5));
+        assert!(!seq_gt(u32::MAX - 5, 3) && !seq_geq(u32::MAX - 5, 3));
+        // Half the space apart minus one: still ordered by the signed difference.
+        assert!(seq_lt(0, (1 << 31) - 1) && seq_gt((1 << 31) - 1, 0));
+    }
 }

@@ -56,12 +56,17 @@ pub struct MeasureWindow {
 }
 
 /// Network-wide packet accounting for the conservation invariant:
-/// `created == delivered + dropped + in flight`.
+/// `created == delivered + dropped + in flight`, where in flight is, each from its own count,
+/// the packets in the links' queues, on their transmitters, in their propagation pipes, and
+/// in a node's processing delay (`in_processing`) — the pool's live count is not used, so a
+/// packet that vanishes without a fate breaks the identity.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Conservation {
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// Packets waiting out a node's processing delay (a `Processed` event pending).
+    pub in_processing: u64,
 }
 
 pub struct Simulation {
@@ -242,7 +247,10 @@ impl Simulation {
             match ev {
                 Event::TxDone(l) => self.tx_done(now, l),
                 Event::Arrive(l) => self.arrive(now, l),
-                Event::Processed { node, pkt } => self.at_node(now, node, pkt),
+                Event::Processed { node, pkt } => {
+                    self.conservation.in_processing -= 1;
+                    self.at_node(now, node, pkt)
+                }
                 Event::Source(s) => self.source_fire(now, s),
                 Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
                 Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
@@ -481,6 +489,7 @@ impl Simulation {
         }
         let done = now.max(node.busy_until) + node.processing.sample(&mut node.rng);
         node.busy_until = done;
+        self.conservation.in_processing += 1;
         self.events.schedule(done, Event::Processed { node: to, pkt: id });
     }
 

@@ -1,5 +1,6 @@
 //! Conservation: for random topologies and loads, every packet sent is delivered, dropped (with a
-//! reason) or still in flight at the end; queue counters satisfy
+//! reason) or still in a queue, on a transmitter, on the wire or in a node's processing delay at
+//! the end, each counted on its own (`common::assert_packets_conserved`); queue counters satisfy
 //! arrived = departed + dropped at the queue + queued.
 
 mod common;
@@ -79,13 +80,17 @@ fn random_scenario(rng: &mut Pcg64Mcg) -> String {
 fn packets_are_conserved_on_random_networks() {
     let mut rng = Pcg64Mcg::seed_from_u64(2024);
     let mut total_drops_by_reason = [0u64; tcplab::net::DropReason::COUNT];
+    // delivered, dropped, queued, transmitting, on the wire, processing: summed over the cases.
+    let mut fate_totals = [0u64; 6];
     for case in 0..60 {
         let text = random_scenario(&mut rng);
         let r = common::run(&text, case);
         let c = r.sim.conservation;
-        let in_flight = r.sim.in_flight();
         assert!(c.created > 0, "case {case}: no traffic\n{text}");
-        assert_eq!(c.created, c.delivered + c.dropped + in_flight, "case {case}: packets lost without a reason\n{text}");
+        let terms = common::assert_packets_conserved(&r.sim, &format!("case {case}\n{text}"));
+        for (t, v) in fate_totals.iter_mut().zip(terms) {
+            *t += v;
+        }
         let mut link_drops = 0;
         for l in &r.sim.links {
             let m = &l.monitor;
@@ -106,9 +111,66 @@ fn packets_are_conserved_on_random_networks() {
             assert!(u.rcvd_pkts <= u.sent_pkts);
         }
     }
+    // Every fate occurs in some case (packets are cut off in queues, transmitters, pipes and
+    // processing delays by the end of the run), so each term of the identity is exercised.
+    eprintln!("fates over the cases (delivered, dropped, queued, transmitting, wire, processing): {fate_totals:?}");
+    // (Processing delays here are at most 50 us, so a run rarely ends with a packet inside one:
+    // `cut_off_in_every_place` below covers that term.)
+    for (i, t) in fate_totals.iter().enumerate().take(5) {
+        assert!(*t > 0, "fate {i} never exercised: {fate_totals:?}");
+    }
     // The random cases must exercise every link-side reason.
     assert!(total_drops_by_reason[0] > 0, "no queue overflow exercised");
     assert!(total_drops_by_reason[1] > 0, "no link loss exercised");
     assert!(total_drops_by_reason[2] > 0, "no corruption exercised");
     assert!(total_drops_by_reason[5] > 0, "no MTU drop exercised");
+}
+
+/// A run cut off while packets sit in every place a packet can be: the router's processing delay
+/// (uniform 1–3 ms per packet, one at a time: 500 packets/s, more than the 1 Mb/s bottleneck drains and fewer than the 2,500 packets/s that arrive, so packets pile up in both), the
+/// bottleneck's queue and transmitter, and both propagation pipes. Every term of the identity is
+/// non-zero at the end, so a packet that one place forgets is noticed.
+#[test]
+fn cut_off_in_every_place() {
+    let text = r#"
+[run]
+duration = "1.2s"
+
+[[nodes]]
+name = "a"
+kind = "host"
+[[nodes]]
+name = "r"
+kind = "router"
+processing_delay = { dist = "uniform", min = "1ms", max = "3ms" }
+[[nodes]]
+name = "b"
+kind = "host"
+
+[[links]]
+a = "a"
+b = "r"
+rate = "100Mbps"
+delay = "10ms"
+[[links]]
+a = "r"
+b = "b"
+rate = "1Mbps"
+delay = "30ms"
+queue = { limit = "20pkts" }
+
+[[udp]]
+name = "cbr"
+from = "a"
+to = "b"
+pattern = "cbr"
+rate = "20Mbps"
+packet_size = "1000B"
+"#;
+    let r = common::run(text, 3);
+    let terms = common::assert_packets_conserved(&r.sim, "cut off");
+    eprintln!("delivered, dropped, queued, transmitting, wire, processing: {terms:?}");
+    for (i, t) in terms.iter().enumerate() {
+        assert!(*t > 0, "term {i} is zero: {terms:?}");
+    }
 }

@@ -174,6 +174,7 @@ two_way = true"#);
     assert!(slots as u64 <= peak, "{slots} slots for a peak of {peak}");
     let c = &r.summary.packets;
     assert_eq!(c.created, c.delivered + c.dropped + c.in_flight);
+    common::assert_packets_conserved(&r.sim, "tcplib conversations");
 }
 
 #[test]

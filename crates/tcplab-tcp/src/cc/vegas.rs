@@ -587,6 +587,33 @@ mod tests {
     }
 
     #[test]
+    fn thresholds_are_strict_at_alpha_and_beta() {
+        // cwnd 5 segments, BaseRTT 100 ms: Diff = 5·(1 − 100/rtt) is exactly 1.0 at 125 ms and
+        // exactly 3.0 at 250 ms (in binary floating point too). Diff = α and Diff = β hold
+        // (reading 3: increase only below α, decrease only above β).
+        for (rtt, want) in [(125, 1.0), (250, 3.0)] {
+            let mut w = win(5 * M);
+            let (cam, _) = round(&mut w, 100 * MS, rtt * MS, 5);
+            assert_eq!(cam.diff_buffers[0], want, "rtt {rtt}");
+            assert_eq!(cam.decision[0], DEC_HOLD, "rtt {rtt}: Diff {want}");
+        }
+    }
+
+    #[test]
+    fn linear_decrease_is_one_segment_per_rtt() {
+        // cwnd 5 segments, BaseRTT 100 ms, RTT 1 s: Diff = 5·0.9 = 4.5 > β: decrease; twenty
+        // ACKs (four windows' worth) take off exactly one MSS and no more.
+        let mut w = win(5 * M);
+        let (cam, mut c) = round(&mut w, 100 * MS, SEC0, 5);
+        assert_eq!(cam.decision[0], DEC_DECREASE);
+        let log = SendLog::default();
+        for k in 0..20u64 {
+            c.on_ack(&mut w, &sample(3 * SEC0 + k, 2 * M as u64 + k, None), &view(&log, 3 * SEC0, 0), None);
+        }
+        assert_eq!(w.cwnd, 4 * M);
+    }
+
+    #[test]
     fn slow_start_grows_every_other_rtt_and_exits_on_gamma() {
         // A path with BaseRTT 100 ms; each round the whole window is sent at once and ACKed one
         // RTT later; the distinguished segment's ACK comes first and ends the round.

@@ -67,6 +67,7 @@ impl FineRto {
 mod tests {
     use super::*;
     use crate::MS;
+    const US: Nanos = 1_000;
 
     #[test]
     fn rfc6298_arithmetic() {
@@ -80,8 +81,50 @@ mod tests {
         assert_eq!(f.rto(), 250 * MS);
         assert!(f.backoff());
         assert_eq!(f.rto(), 500 * MS);
-        f.sample(10 * MS); // clears backoff; clamps to min_rto
-        assert!(f.rto() >= 200 * MS);
+        f.sample(10 * MS); // clears backoff (SRTT 88.75, RTTVAR 50.6 → 291.25 ms)
+        assert_eq!(f.rto(), 291_250 * US);
         assert_eq!(f.backoffs, 0);
+    }
+
+    #[test]
+    fn min_and_max_clamps() {
+        // First sample 10 ms: SRTT 10, RTTVAR 5 → 10 + 20 = 30 ms, below the 200 ms floor (§2.4).
+        let mut f = FineRto::new(MS, 200 * MS, SEC);
+        f.sample(10 * MS);
+        assert_eq!(f.rto(), 200 * MS);
+        // Without a floor the computed value stands.
+        let mut g = FineRto::new(MS, 0, SEC);
+        g.sample(10 * MS);
+        assert_eq!(g.rto(), 30 * MS);
+        // Granularity: RTTVAR 0.1 ms → max(G = 1 ms, 0.4 ms) = 1 ms on top of SRTT.
+        let mut h = FineRto::new(MS, 0, SEC);
+        h.sample(200 * US);
+        assert_eq!(h.rto(), 1200 * US);
+        // 50 s sample: 50 + 100 s → clamped to 60 s; backoff stays at the 60 s cap.
+        let mut m = FineRto::new(MS, 200 * MS, SEC);
+        m.sample(50 * SEC);
+        assert_eq!(m.rto(), MAX_RTO);
+        assert!(m.backoff());
+        assert_eq!(m.rto(), MAX_RTO);
+    }
+
+    #[test]
+    fn backoff_doubles_until_the_connection_is_dropped() {
+        let mut f = FineRto::new(MS, 0, SEC);
+        f.sample(100 * MS); // 300 ms
+        for k in 1..=MAX_BACKOFFS {
+            assert!(f.backoff(), "backoff {k}");
+            assert_eq!(f.backoffs, k);
+            assert_eq!(f.rto(), (300 * MS << k).min(MAX_RTO));
+        }
+        assert!(!f.backoff(), "the 13th expiry drops the connection");
+        assert_eq!(f.backoffs, MAX_BACKOFFS);
+        // The initial RTO before any sample, and a fresh sample clearing the backoff.
+        let mut g = FineRto::new(MS, 0, 3 * SEC);
+        assert_eq!(g.rto(), 3 * SEC);
+        assert!(g.backoff());
+        assert_eq!(g.rto(), 6 * SEC);
+        g.sample(100 * MS);
+        assert_eq!(g.rto(), 300 * MS);
     }
 }
