@@ -39,6 +39,22 @@ impl Ctx<'_> {
     }
 }
 
+/// A start time: fixed, or drawn from the traffic stream `stream`/`index` (the seed decides it,
+/// the TCP variant does not).
+fn start_time(ctx: &Ctx, field: String, start: Option<scenario::StartCfg>, rngs: &RngStreams, stream: &str, index: usize) -> Result<SimTime, ScenarioError> {
+    use rand::Rng;
+    match start {
+        None => Ok(SimTime::ZERO),
+        Some(scenario::StartCfg::At(d)) => Ok(d.0),
+        Some(scenario::StartCfg::Random(scenario::StartDist::Uniform { min, max })) => {
+            if max.0 < min.0 {
+                return Err(ctx.err(format!("{field}.max"), "max must not be below min"));
+            }
+            Ok(SimTime(rngs.stream(stream, index as u64).gen_range(min.0 .0..=max.0 .0)))
+        }
+    }
+}
+
 fn prob(ctx: &Ctx, field: String, p: Option<f64>) -> Result<f64, ScenarioError> {
     let p = p.unwrap_or(0.0);
     if !(0.0..=1.0).contains(&p) || p.is_nan() {
@@ -350,7 +366,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             }
         }
         check_offered_rate(&ctx, i, u, &pattern, size, &links, from)?;
-        let start = u.start.map_or(SimTime::ZERO, |d| d.0);
+        let start = start_time(&ctx, format!("udp[{i}].start"), u.start, &rngs, "traffic:start/udp", i)?;
         let stop = u.stop.map_or(SimTime::MAX, |d| d.0);
         udp.push(UdpSource {
             name: u.name.clone(),
@@ -415,7 +431,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             t.variant.clone(),
             from,
             to,
-            t.start.map_or(SimTime::ZERO, |d| d.0),
+            start_time(&ctx, f("start"), t.start, &rngs, "traffic:start/tcp", i)?,
             bytes,
             duration,
             [sender, receiver],

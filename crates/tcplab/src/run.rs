@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crate::build::build;
-use crate::scenario::{load_text, relocate, ScenarioError};
+use crate::scenario::{fix_error, load_text, ScenarioError};
 use crate::sim::Simulation;
 use crate::summary::Summary;
 
@@ -16,9 +16,9 @@ pub struct RunResult {
 
 /// Parse, validate and build without running.
 pub fn prepare(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<(Simulation, String), ScenarioError> {
-    let (sc, new_text) = load_text(text, file, overrides)?;
-    // Build errors are located in the overridden text; point them back at the user's file.
-    let sim = build(&sc, &new_text, file, seed).map_err(|e| relocate(e, text, overrides))?;
+    let (sc, new_text, x) = load_text(text, file, overrides)?;
+    // Build errors are located in the text as run; point them back at the user's file.
+    let sim = build(&sc, &new_text, file, seed).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
     Ok((sim, new_text))
 }
 
@@ -213,7 +213,7 @@ pub fn check_limits(sc: &crate::scenario::Scenario, text: &str, file: &str, limi
 
 /// The memory estimate of a scenario text (after overrides), in bytes.
 pub fn estimate_memory_text(text: &str, file: &str, overrides: &[String]) -> Result<u64, ScenarioError> {
-    let (sc, _) = load_text(text, file, overrides)?;
+    let (sc, _, _) = load_text(text, file, overrides)?;
     Ok(estimate_memory(&sc).total)
 }
 
@@ -225,9 +225,9 @@ pub fn prepare_with_limits(
     overrides: &[String],
     limits: &Limits,
 ) -> Result<(Simulation, String), ScenarioError> {
-    let (sc, new_text) = load_text(text, file, overrides)?;
-    check_limits(&sc, &new_text, file, limits).map_err(|e| relocate(e, text, overrides))?;
-    let sim = build(&sc, &new_text, file, seed).map_err(|e| relocate(e, text, overrides))?;
+    let (sc, new_text, x) = load_text(text, file, overrides)?;
+    check_limits(&sc, &new_text, file, limits).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
+    let sim = build(&sc, &new_text, file, seed).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
     Ok((sim, new_text))
 }
 

@@ -2,6 +2,7 @@
 //! validate against the topology, and report every error with file, line and field.
 
 pub mod model;
+pub mod template;
 pub mod units;
 
 use std::fmt;
@@ -35,12 +36,12 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 #[derive(Clone, Debug, PartialEq)]
-enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Index(usize),
 }
 
-fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
+pub(crate) fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
     let mut out = Vec::new();
     for part in path.split('.') {
         if part.is_empty() {
@@ -70,7 +71,7 @@ fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
     Ok(out)
 }
 
-fn path_string(segs: &[Seg]) -> String {
+pub(crate) fn path_string(segs: &[Seg]) -> String {
     let mut s = String::new();
     for seg in segs {
         match seg {
@@ -294,8 +295,20 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
                 }
                 return Err(ScenarioError { file: file.to_string(), line, field, message: "required field is missing".into() });
             }
-            Err(ScenarioError { file: file.to_string(), line, field, message: plain_types(&message) })
+            Err(ScenarioError { file: file.to_string(), line, field, message: suggest_key(&plain_types(&message)) })
         }
+    }
+}
+
+/// serde's "unknown field `varient`, expected one of `name`, ..." with "did you mean `variant`?"
+/// (and the same for unknown variants of an enum).
+fn suggest_key(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("unknown field `").or_else(|| msg.strip_prefix("unknown variant `")) else { return msg.to_string() };
+    let Some((word, tail)) = rest.split_once('`') else { return msg.to_string() };
+    let known: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+    match template::did_you_mean(word, known) {
+        Some(k) => format!("{msg}; did you mean `{k}`?"),
+        None => msg.to_string(),
     }
 }
 
@@ -311,11 +324,32 @@ fn plain_types(msg: &str) -> String {
     out
 }
 
-/// Load, override and parse a scenario from text (used by the CLI and Python).
-pub fn load_text(text: &str, file: &str, overrides: &[String]) -> Result<(Scenario, String), ScenarioError> {
+/// Load, override and parse a scenario from text (used by the CLI and Python). Returns the
+/// scenario, the text as run (overridden, templates expanded) and the expansion (None for a
+/// file without templates), which [`fix_error`] needs to point later errors at the user's file.
+pub fn load_text(text: &str, file: &str, overrides: &[String]) -> Result<(Scenario, String, Option<template::Expansion>), ScenarioError> {
     let new_text = apply_overrides(text, file, overrides)?;
-    let sc = parse(&new_text, file).map_err(|e| relocate(e, text, overrides))?;
-    Ok((sc, new_text))
+    syntax_check(&new_text, file).map_err(|e| relocate(e, text, overrides))?;
+    let expansion = template::expand(&new_text, text, file)?;
+    let Some(x) = expansion else {
+        let sc = parse(&new_text, file).map_err(|e| relocate(e, text, overrides))?;
+        return Ok((sc, new_text, None));
+    };
+    let sc = parse(&x.text, file).map_err(|e| x.relocate(e, text, overrides))?;
+    Ok((sc, x.text.clone(), Some(x)))
+}
+
+/// Point an error found in the text as run (see [`load_text`]) at the user's file.
+pub fn fix_error(e: ScenarioError, original: &str, overrides: &[String], expansion: Option<&template::Expansion>) -> ScenarioError {
+    match expansion {
+        Some(x) => x.relocate(e, original, overrides),
+        None => relocate(e, original, overrides),
+    }
+}
+
+/// `tcplab expand`: the scenario with its templates written out (the text as it would run).
+pub fn expand_text(text: &str, file: &str, overrides: &[String]) -> Result<String, ScenarioError> {
+    load_text(text, file, overrides).map(|(_, t, _)| t)
 }
 
 /// Point an error found in the overridden text back at the user's file: `--set` may add lines,
@@ -326,11 +360,18 @@ pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> S
         return e;
     }
     e.line = if e.field.is_empty() { None } else { locate(original, &e.field) };
+    let field = e.field.clone();
+    e.message = relocate_message(e.message, &field, overrides);
+    e
+}
+
+/// The error message, with "(from --set K=V)" when an override wrote the field `field`.
+pub(crate) fn relocate_message(message: String, field: &str, overrides: &[String]) -> String {
     let touched = overrides.iter().find(|ov| {
         let key = ov.split_once('=').map_or(ov.as_str(), |(k, _)| k.trim());
         let Ok(segs) = parse_path(key) else { return false };
         let key = path_string(&segs);
-        let f = e.field.as_str();
+        let f = field;
         !f.is_empty()
             && (f == key
                 || f.starts_with(&format!("{key}."))
@@ -338,10 +379,10 @@ pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> S
                 || key.starts_with(&format!("{f}."))
                 || key.starts_with(&format!("{f}[")))
     });
-    if let Some(ov) = touched {
-        e.message = format!("{} (from --set {ov})", e.message);
+    match touched {
+        Some(ov) => format!("{message} (from --set {ov})"),
+        None => message,
     }
-    e
 }
 
 /// The JSON Schema of the scenario format.

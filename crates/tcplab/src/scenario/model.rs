@@ -216,6 +216,50 @@ fn default_droptail() -> String {
     "droptail".to_string()
 }
 
+/// A start time: fixed, or drawn at build time from the stream `traffic:start/<section>` index
+/// = the entry's index, so it depends on the seed only (not on the TCP variant).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum StartCfg {
+    At(Duration),
+    Random(StartDist),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, tag = "dist", rename_all = "lowercase")]
+pub enum StartDist {
+    /// Uniform between min and max (inclusive), to the nanosecond.
+    Uniform { min: Duration, max: Duration },
+}
+
+impl<'de> Deserialize<'de> for StartCfg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = StartCfg;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a time like \"2s\" or { dist = \"uniform\", min = \"0s\", max = \"1s\" }")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<StartCfg, E> {
+                Duration::deserialize(serde::de::value::StrDeserializer::<E>::new(s)).map(StartCfg::At)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<StartCfg, E> {
+                Err(E::custom(format!("expected a duration like \"50ms\", got {v} (a bare number: write the unit, in quotes)")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<StartCfg, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<StartCfg, E> {
+                Err(E::custom(format!("expected a duration like \"50ms\", got {v} (a bare number: write the unit, in quotes)")))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<StartCfg, A::Error> {
+                StartDist::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(StartCfg::Random)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum UdpPattern {
@@ -259,8 +303,9 @@ pub struct UdpCfg {
     pub burst_size: Option<Size>,
     #[serde(default)]
     pub burst_interval: Option<Duration>,
+    /// First packet: a time ("2s") or `{ dist = "uniform", min = "0s", max = "1s" }` (per seed).
     #[serde(default)]
-    pub start: Option<Duration>,
+    pub start: Option<StartCfg>,
     #[serde(default)]
     pub stop: Option<Duration>,
     /// On/off sources: mean on and off period lengths.
@@ -291,8 +336,10 @@ pub struct TcpCfg {
     /// ... or send for this long (seed 000 §6.2.5: timed vs byte transfers).
     #[serde(default)]
     pub duration: Option<Duration>,
+    /// When the connection opens: a time ("2s") or a random time drawn per seed from the
+    /// traffic streams (`{ dist = "uniform", min = "0s", max = "1s" }`).
     #[serde(default)]
-    pub start: Option<Duration>,
+    pub start: Option<StartCfg>,
     /// Maximum segment size: payload bytes per segment.
     #[serde(default)]
     pub mss: Option<Size>,
