@@ -48,6 +48,45 @@ pub struct RunCfg {
     pub stop_when_done: bool,
     #[serde(default)]
     pub trace: TraceCfg,
+    /// TCP defaults of every `[[tcp]]` flow that names no profile of its own: "bsd-1994" (the
+    /// seeds' hosts, the default) or "modern" (README "Profiles").
+    #[serde(default)]
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
+}
+
+/// The TCP profiles (README "Profiles").
+pub const PROFILES: &[&str] = &["bsd-1994", "modern"];
+/// The queue disciplines of `queue.kind`.
+pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "ared"];
+/// Receiver ACK policies (`ack_policy`).
+pub const ACK_POLICIES: &[&str] = &["every", "bsd-delayed", "tahoe", "lbl"];
+/// Retransmission timer models (`timer`).
+pub const TIMERS: &[&str] = &["bsd", "fine"];
+
+fn enum_schema(names: &[&str], description: &str) -> schemars::schema::Schema {
+    use schemars::schema::{InstanceType, Metadata, SchemaObject};
+    schemars::schema::Schema::Object(SchemaObject {
+        instance_type: Some(InstanceType::String.into()),
+        enum_values: Some(names.iter().map(|n| serde_json::Value::String(n.to_string())).collect()),
+        metadata: Some(Box::new(Metadata { description: Some(description.to_string()), ..Default::default() })),
+        ..Default::default()
+    })
+}
+fn variant_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(tcplab_tcp::config::KNOWN_VARIANTS, "Named TCP variant (README \"TCP variants\"; `tcplab variants` lists them).")
+}
+fn profile_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(PROFILES, "TCP profile: \"bsd-1994\" (the seeds' defaults) or \"modern\" (window scaling, buffers sized to the path, fine timers with 200 ms min RTO, IW 10, delayed ACKs).")
+}
+fn queue_kind_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(QUEUE_KINDS, "Queue discipline: droptail (default), red (Floyd & Jacobson 1993, ns-2 defaults), ared (Adaptive RED).")
+}
+fn ack_policy_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(ACK_POLICIES, "Receiver ACK policy (default: the variant's).")
+}
+fn timer_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(TIMERS, "Retransmission timer model: bsd (500/200 ms ticks) or fine (RFC 6298; timer_granularity, min_rto). Default: the variant's.")
 }
 
 fn default_seed() -> u64 {
@@ -152,6 +191,7 @@ pub struct QueueCfg {
     /// Queue discipline: "droptail" (default), "red" (Floyd & Jacobson 1993, ns-2 defaults) or
     /// "ared" (Adaptive RED, Floyd/Gummadi/Shenker 2001).
     #[serde(default = "default_droptail")]
+    #[schemars(schema_with = "queue_kind_schema")]
     pub kind: String,
     /// Limit in packets ("10pkts") or bytes ("128KB"). Default 50pkts (ns-2's default).
     pub limit: QueueLimitQ,
@@ -329,7 +369,13 @@ pub struct TcpCfg {
     /// Named variant: tahoe, reno, newreno, sack, sack-rfc6675, vegas, vegas-star, or the
     /// 4.4BSD-Lite family: lite (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ...
     /// lite.6 (the cumulative fixes of seed 001 Table 3).
+    #[schemars(schema_with = "variant_schema")]
     pub variant: String,
+    /// TCP defaults this flow starts from (before its own keys): "bsd-1994" or "modern"
+    /// (default: run.profile, else "bsd-1994").
+    #[serde(default)]
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
     /// Transfer this many bytes (e.g. "1MB") ...
     #[serde(default)]
     pub bytes: Option<Size>,
@@ -349,13 +395,16 @@ pub struct TcpCfg {
     pub recv_buffer: Option<Size>,
     /// Receiver ACK policy: "every", "bsd-delayed", "tahoe", "lbl" (default: the variant's).
     #[serde(default)]
+    #[schemars(schema_with = "ack_policy_schema")]
     pub ack_policy: Option<String>,
     /// Retransmission timer model: "bsd" or "fine" (default: the variant's).
     #[serde(default)]
+    #[schemars(schema_with = "timer_schema")]
     pub timer: Option<String>,
-    /// Fine timer: clock granularity and minimum RTO.
+    /// Fine timer only: the clock granularity RTTs are measured in (default 1ms).
     #[serde(default)]
     pub timer_granularity: Option<Duration>,
+    /// Fine timer only: the smallest RTO (default 1s, RFC 6298 §2.4).
     #[serde(default)]
     pub min_rto: Option<Duration>,
     #[serde(default)]
@@ -406,6 +455,7 @@ pub struct TrafficCfg {
     pub from: String,
     pub to: String,
     /// TCP variant of every connection of this source.
+    #[schemars(schema_with = "variant_schema")]
     pub variant: String,
     /// tcplib: mean time between conversation starts (exponential) ...
     #[serde(default)]
@@ -466,8 +516,10 @@ pub struct ConnOptions {
     #[serde(default)]
     pub recv_buffer: Option<Size>,
     #[serde(default)]
+    #[schemars(schema_with = "ack_policy_schema")]
     pub ack_policy: Option<String>,
     #[serde(default)]
+    #[schemars(schema_with = "timer_schema")]
     pub timer: Option<String>,
     #[serde(default)]
     pub timer_granularity: Option<Duration>,
@@ -497,6 +549,7 @@ impl ConnOptions {
             from: String::new(),
             to: String::new(),
             variant: variant.to_string(),
+            profile: None,
             bytes: None,
             duration: None,
             start: None,
