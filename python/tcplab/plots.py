@@ -851,7 +851,7 @@ def plot_cli(run_dir: str | Path, conn: str | None = None, kind: str = "tcp", t_
     elif kind == "seq":
         jobs = [("all" if conn is None else conn, lambda: seq_graph(run, [conn] if conn else None, t_from, t_to))]
     elif kind in ("link", "queue"):
-        link = conn or run.bottleneck
+        link = run.resolve_link(conn) if conn else run.bottleneck
         if link is None:
             raise ValueError(f"run {run.dir} has no links")
         run.link(link)
