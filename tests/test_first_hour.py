@@ -180,3 +180,25 @@ def test_plot_without_tcp_trace_says_how_to_switch_it_on(tmp_path):
                "--set", "run.trace.tcp=false").returncode == 0
     err = refused(cli("plot", out, "--kind", "tcp", "--conn", "flow1"))
     assert "TCP tracing off" in err and "run.trace.tcp = true" in err and "run directory?" not in err, err
+
+
+def test_csv_beside_parquet(tmp_path):
+    import polars as pl
+    out = tmp_path / "r"
+    assert cli("run", EXAMPLES / "dumbbell-64.toml", "--out", out, "--set", "run.duration=1s").returncode == 0
+    p = cli("export", out, "--format", "csv", "--out", tmp_path / "csv")
+    assert p.returncode == 0, p.stderr
+    for name in ("flows", "links", "trace_tcp", "trace_link", "queue_intervals"):
+        csv = pl.read_csv(tmp_path / "csv" / f"{name}.csv")
+        assert csv.height > 0, name
+    assert pl.read_csv(tmp_path / "csv" / "trace_tcp.csv").height == pl.read_parquet(out / "trace_tcp.parquet").height
+    t = cli("trace", out, "--conn", "flow3", "--format", "csv")
+    rows = pl.read_csv(t.stdout.encode())
+    assert set(rows["conn"].to_list()) == {"flow3"} and rows.height > 10
+    assert refused(cli("export", out, "--out", out)).count("not into it") == 1
+
+
+def test_to_pandas_works_out_of_the_box():
+    import tcplab
+    r = tcplab.run(EXAMPLES / "udp-dumbbell.toml", overrides={"run.duration": "1s"})
+    assert r.links.to_pandas().shape[0] == len(r.summary["links"])

@@ -62,11 +62,14 @@ def print_summary(s: dict, file=None, show_all: bool = False) -> None:
     if flows:
         shown = flows if show_all or len(flows) <= FLOW_ROWS else flows[:FLOW_ROWS]
         print(_table(
-            ["flow", "variant", "KB acked", "KB/s", "Mbit/s", "time s", "segs", "retx segs", "retx KB", "timeouts", "fast rtx", "max cwnd KB"],
+            ["flow", "variant", "KB acked", "KB/s", "Mbit/s", "time s", "segs", "retx segs", "retx KB", "timeouts", "fast rtx",
+             "max cwnd KB", "RTT ms mean", "RTT ms max"],
             [[f["name"], f["variant"], f["bytes_acked"] / 1024, f["throughput_KBps"], f["throughput_KBps"] * 8192 / 1e6,
               f["completion_s"], f["segments_sent"],
               f["retransmitted_segments"], f["retransmitted_bytes"] / 1024, f["coarse_timeouts"], f["fast_retransmits"],
-              f["max_cwnd_bytes"] / 1024] for f in shown]), file=file)
+              f["max_cwnd_bytes"] / 1024,
+              f["mean_rtt_s"] * 1e3 if f.get("mean_rtt_s") is not None else None,
+              f["max_rtt_s"] * 1e3 if f.get("max_rtt_s") is not None else None] for f in shown]), file=file)
         if len(shown) < len(flows):
             print(f"... {len(flows) - len(shown)} more flows (--all prints every one; summary.json has them all)", file=file)
         if len(flows) > 1:
@@ -79,6 +82,13 @@ def print_summary(s: dict, file=None, show_all: bool = False) -> None:
                   f"timeouts {sum(f['coarse_timeouts'] for f in flows)}, fast retransmits {sum(f['fast_retransmits'] for f in flows)}",
                   file=file)
         print("(KB = 1024 bytes; Mbit = 10^6 bits)", file=file)
+        print(file=file)
+    warnings = s.get("warnings") or []
+    for w in warnings[:FLOW_ROWS] if not show_all else warnings:
+        print(f"warning: {w}", file=file)
+    if len(warnings) > FLOW_ROWS and not show_all:
+        print(f"warning: ... and {len(warnings) - FLOW_ROWS} more flows like these (summary.json \"warnings\")", file=file)
+    if warnings:
         print(file=file)
     if s.get("traffic"):
         # The background as a whole (seed 000 Fig 2.4): conversations, KB sent/retransmitted, Telnet echoes.
@@ -289,8 +299,43 @@ def cmd_variants(a) -> int:
 def cmd_trace(a) -> int:
     _check_window(a)
     from .tracedump import dump
-    dump(a.run_dir, a.conn, a.t_from, a.t_to, side=a.side, out=sys.stdout)
+    dump(a.run_dir, a.conn, a.t_from, a.t_to, side=a.side, out=sys.stdout, fmt=a.format)
     return 0
+
+
+def cmd_export(a) -> int:
+    from .rundir import RunData
+    rd = RunData.load(a.run_dir)  # checks the completion marker and every file's hash
+    out = a.out or Path(str(a.run_dir).rstrip("/") + "-csv")
+    if out.resolve() == Path(a.run_dir).resolve():
+        raise ValueError(f"--out {out}: write the CSV files beside the run directory, not into it")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in (("flows", rd.flows), ("links", rd.links), ("udp", _frame(rd.summary.get("udp"))),
+                     ("traffic", _frame(rd.summary.get("traffic")))):
+        if df.height:
+            written.append(_write_csv(df, out / f"{name}.csv"))
+    for pq in sorted(Path(a.run_dir).glob("*.parquet")):
+        import polars as pl
+        written.append(_write_csv(pl.read_parquet(pq), out / (pq.stem + ".csv")))
+    for w in written:
+        print(w)
+    return 0
+
+
+def _frame(rows):
+    import polars as pl
+    return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+
+
+def _write_csv(df, path: Path) -> Path:
+    import polars as pl
+    # Nested columns (struct/list: drops by reason, per-type counts) are written as JSON text.
+    df = df.with_columns([pl.col(c).map_elements(lambda v: json.dumps(v.to_list() if hasattr(v, "to_list") else v),
+                                                  return_dtype=pl.Utf8)
+                          for c, t in df.schema.items() if isinstance(t, (pl.Struct, pl.List))])
+    df.write_csv(path)
+    return path
 
 
 def cmd_plot(a) -> int:
@@ -427,7 +472,17 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--side", choices=["snd", "rcv", "both"], default="both", help="sender, receiver or both (default both)")
     t.add_argument("--from", dest="t_from", type=parse_time, default=None, help="start time, seconds")
     t.add_argument("--to", dest="t_to", type=parse_time, default=None, help="end time, seconds")
+    t.add_argument("--format", choices=["text", "csv"], default="text",
+                   help="text: one aligned line per record with Vegas CAM decisions (default); csv: every trace_tcp column")
     t.set_defaults(fn=cmd_trace)
+
+    xp = sub.add_parser("export", help="write a run's tables and traces as CSV files",
+                        description="Write the summary tables (flows, links, udp, traffic) and every trace Parquet file of a "
+                                    "finished run as CSV files into OUT (default: RUN_DIR-csv beside the run directory).")
+    xp.add_argument("run_dir", type=Path, help="run directory written by `tcplab run --out`")
+    xp.add_argument("--format", choices=["csv"], default="csv", help="file format (csv; the run directory itself holds Parquet)")
+    xp.add_argument("--out", type=Path, help="output directory (default: RUN_DIR-csv)")
+    xp.set_defaults(fn=cmd_export)
 
     pl_ = sub.add_parser("plot", help="draw graphs of a finished run",
                          description="Draw graphs of a finished run and print the paths of the files written.")

@@ -492,7 +492,8 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
 /// `bsd-1994` is the variant's defaults as they are (the seeds' hosts). `modern` is a host of
 /// today: window scaling (RFC 7323) and send/receive buffers of twice the path's
 /// bandwidth-delay product (at least 64 KB), the fine RFC 6298 timer with Linux's 200 ms minimum
-/// RTO and a 1 ms clock, an initial window of 10 segments (RFC 6928) and delayed ACKs.
+/// RTO and a 1 ms clock, an initial window of 10 segments (RFC 6928), no initial ssthresh
+/// (slow start until the first loss) and delayed ACKs.
 #[allow(clippy::too_many_arguments)]
 fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg: &mut EndpointConfig, nodes: &[Node], links: &[Link], from: u32, to: u32) -> Result<(), ScenarioError> {
     match profile {
@@ -506,6 +507,8 @@ fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg: &mut Endp
             cfg.recv_buffer = buffer;
             cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
             cfg.initial_window_segments = 10;
+            // Slow start until the first loss (Linux: initial ssthresh "infinite"), not 64 KB.
+            cfg.initial_ssthresh = 1 << 30;
             cfg.ack_policy = AckPolicy::BsdDelayed;
             Ok(())
         }

@@ -58,3 +58,25 @@ fn modern_profile_fills_the_path_and_bsd_1994_is_the_default() {
     let e = prepare(&path("profile = \"moden\"", ""), "p.toml", None, &[]).err().expect("refused");
     assert!(e.to_string().contains("did you mean \"modern\""), "{e}");
 }
+
+#[test]
+fn a_flow_capped_by_its_buffers_gets_a_warning_naming_the_key() {
+    let summary = |text: &str| -> serde_json::Value {
+        let r = run_text(text, "p.toml", None, &[]).unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&r.summary.to_json()).unwrap()
+    };
+    let capped = summary(&path("", ""));
+    let f = &capped["flows"][0];
+    assert!(f["limited_by_send_buffer"].as_f64().unwrap() > 0.5, "{f}");
+    let w = capped["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].as_str().unwrap().contains("flow t: the send buffer (51200 bytes)") && w[0].as_str().unwrap().contains("raise send_buffer"), "{w:?}");
+    // A big send buffer with the default 50 KB receive buffer: the receiver's window binds.
+    let rwnd = summary(&path("send_buffer = \"1MB\"", ""));
+    assert!(rwnd["warnings"][0].as_str().unwrap().contains("raise recv_buffer"), "{}", rwnd["warnings"]);
+    let modern = summary(&path("", "profile = \"modern\""));
+    assert_eq!(modern["warnings"].as_array().unwrap().len(), 0, "{}", modern["warnings"]);
+    let f = &modern["flows"][0];
+    assert!(f["mean_rtt_s"].as_f64().unwrap() >= 0.08 && f["max_rtt_s"].as_f64().unwrap() >= f["mean_rtt_s"].as_f64().unwrap(), "{f}");
+    assert_eq!(f["loss_events"].as_u64().unwrap(), f["fast_retransmits"].as_u64().unwrap() + f["coarse_timeouts"].as_u64().unwrap());
+}
