@@ -202,3 +202,17 @@ def test_to_pandas_works_out_of_the_box():
     import tcplab
     r = tcplab.run(EXAMPLES / "udp-dumbbell.toml", overrides={"run.duration": "1s"})
     assert r.links.to_pandas().shape[0] == len(r.summary["links"])
+
+
+def test_seq_graph_rescales_its_y_axis_to_the_time_window():
+    import matplotlib
+    matplotlib.use("Agg")
+    import tcplab
+    from tcplab import plots
+    r = tcplab.run(EXAMPLES / "dumbbell-64.toml", overrides={"run.duration": "3s"})
+    rd = r.data
+    whole = plots.seq_graph(rd, ["flow5"])
+    part = plots.seq_graph(rd, ["flow5"], 2.0, 2.2)
+    lo_w, hi_w = whole.axes[0].get_ylim()
+    lo_p, hi_p = part.axes[0].get_ylim()
+    assert lo_w == 0 and 0 < lo_p < hi_p < hi_w, (lo_w, hi_w, lo_p, hi_p)
