@@ -36,7 +36,7 @@ CASES: list[tuple[str, str, int | None, str]] = [
     ("delay_unknown_unit.toml", "links[1].delay", 30, 'unknown unit "parsecs"'),
     ("delay_negative.toml", "links[0].delay", 24, "non-negative duration"),
     ("rate_bare_number.toml", "links[0].rate", 23, "bare number"),
-    ("rate_lowercase_unit.toml", "links[1].rate", 29, 'unknown unit "mbps"'),
+    ("rate_lowercase_unit.toml", "links[1].rate", 29, 'ambiguous unit "MBps"'),
     ("rate_negative.toml", "links[1].rate", 29, "positive rate"),
     ("rate_zero.toml", "links[1].rate", 29, "positive rate"),
     ("size_bare_number.toml", "udp[0].packet_size", 39, "bare number"),

@@ -298,8 +298,10 @@ def test_set_value_error_names_the_override(poisson):
 
 
 def test_run_missing_file(tmp_path):
-    err = clean_failure(cli("run", tmp_path / "nope.toml", "--out", tmp_path / "o"))
-    assert "nope.toml" in err
+    # Issue 14: one plain line, "tcplab: no such file: PATH" (not Python's "[Errno 2] ...").
+    p = cli("run", tmp_path / "nope.toml", "--out", tmp_path / "o")
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.strip() == f"tcplab: no such file: {tmp_path / 'nope.toml'}"
 
 
 # schema / validate ----------------------------------------------------------------------------------

@@ -134,6 +134,13 @@ def validate(scenario: PathLike | Scenario, overrides: Mapping[str, Any] | Itera
     sc.validate(overrides, max_memory)
 
 
+def expand(scenario: PathLike | Scenario, overrides: Mapping[str, Any] | Iterable[str] | None = None) -> str:
+    """The scenario as it runs: templates (`count`, `[defaults.*]`, `[topology]`) written out
+    as plain entries, after overrides (`tcplab expand`)."""
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    return _core.expand(sc.to_toml(), sc.source, _overrides(overrides))
+
+
 def estimate_memory(scenario: PathLike | Scenario, overrides: Mapping[str, Any] | Iterable[str] | None = None) -> int:
     """Estimated memory of a run, in bytes, from the scenario alone (nothing is built)."""
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)

@@ -600,6 +600,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
         for ax in axes:
             _style_axes(ax)
         handles = []
+        in_window: list[np.ndarray] = []  # sequence values drawn inside [t0, t1], for the y range
         for i, c in enumerate(conns):
             color = FLOW_COLORS[i % len(FLOW_COLORS)] if len(conns) > 1 else C_BLACK
             d = everything.filter(pl.col("conn") == c)
@@ -617,6 +618,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             (la,) = axes[0].plot(t[sm], una[sm], drawstyle="steps-post", lw=0.7, color=color, alpha=0.55)
             la.set_gid(f"seq-ack:{c}")
             rx = w & (kinds == "retransmit")
+            in_window += [seq[ds], una[w & am], seq[rx]]
             (lr,) = axes[0].plot(t[rx], seq[rx], ls="none", marker="x", ms=4, mew=0.8, color=color)
             lr.set_gid(f"seq-retx:{c}")
             sk = w & (kinds == "sack")
@@ -653,7 +655,14 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             axes[1].set_ylabel("Sequence (KB)\nreceiver")
         axes[-1].set_xlabel("Time (seconds)")
         axes[-1].set_xlim(t0, t1)
-        axes[0].set_ylim(bottom=0)
+        ys = np.concatenate(in_window) if in_window else np.zeros(0)
+        if (t_from is not None or t_to is not None) and ys.size:
+            # A time window zooms the sequence axis too, to what is drawn in it (+ one MSS-ish pad).
+            lo, hi = float(ys.min()), float(ys.max())
+            pad = max((hi - lo) * 0.05, 1.5)
+            axes[0].set_ylim(max(0.0, lo - pad), hi + pad)
+        else:
+            axes[0].set_ylim(bottom=0)
         fig.suptitle("Sequence number versus time", y=0.985, fontsize=9)
     return _finish(fig, path)
 
@@ -851,7 +860,7 @@ def plot_cli(run_dir: str | Path, conn: str | None = None, kind: str = "tcp", t_
     elif kind == "seq":
         jobs = [("all" if conn is None else conn, lambda: seq_graph(run, [conn] if conn else None, t_from, t_to))]
     elif kind in ("link", "queue"):
-        link = conn or run.bottleneck
+        link = run.resolve_link(conn) if conn else run.bottleneck
         if link is None:
             raise ValueError(f"run {run.dir} has no links")
         run.link(link)

@@ -129,8 +129,20 @@ def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str]) -> pl.DataFra
     return df
 
 
+# Trace files a complete run directory lacks when the run did not record them: say how to.
+_TRACE_SWITCH = {
+    "trace_tcp.parquet": "the run had TCP tracing off: run it again with run.trace.tcp = true "
+                         "(or --set run.trace.tcp=true)",
+    "trace_link.parquet": "the run traced no link: run it again with run.trace.links = [\"a->b\"] or [\"all\"] "
+                          "(or --set 'run.trace.links=[\"all\"]')",
+    "trace_cam.parquet": "the run had TCP tracing off: run it again with run.trace.tcp = true",
+}
+
+
 def _need(path: Path, what: str) -> Path:
     if not path.is_file():
+        if path.name in _TRACE_SWITCH and (path.parent / "summary.json").is_file() and (path.parent / "COMPLETE.json").is_file():
+            raise RunDirError(f"{path.parent}: no {what} ({path.name}); {_TRACE_SWITCH[path.name]}")
         raise RunDirError(f"{path}: no such file ({what}); is {path.parent} a tcplab run directory?")
     return path
 
@@ -214,10 +226,10 @@ class RunData:
     def utilization(self, link: str | None = None, bucket_s: float = 1.0) -> pl.DataFrame:
         """Utilization of `link` (default the bottleneck) per time bucket of `bucket_s` seconds, from
         the monitor's per-interval bytes (seed 000 Fig 2.5): columns t_s, bytes, utilization."""
-        link = link or self.summary.get("bottleneck")
+        link = self.resolve_link(link) if link else self.summary.get("bottleneck")
         lk = next((l for l in self.summary["links"] if l["name"] == link), None)
         if lk is None:
-            raise KeyError(f"no link direction {link!r} in {self.dir / 'summary.json'}")
+            raise KeyError(f"no link direction {link} in {self.dir / 'summary.json'}")
         if self._intervals is None and not self._in_memory and (self.dir / "queue_intervals.parquet").is_file():
             self._intervals = _read_parquet(self.dir / "queue_intervals.parquet", "queue intervals", ["link", "t_s"])
         iv = self._intervals if self._intervals is not None else pl.DataFrame()
@@ -260,11 +272,32 @@ class RunData:
                 return f
         raise KeyError(f"no flow {conn!r} in {self.dir / 'summary.json'}; flows: {self.conns}")
 
+    def resolve_link(self, name: str) -> str:
+        """A link direction "a->b" from either spelling: the direction itself, or a link's
+        `name` in the scenario (its a->b direction). Outputs always use the "a->b" spelling."""
+        if name in self.link_names:
+            return name
+        text = self.scenario_text
+        if text:
+            import tomllib
+            try:
+                links = tomllib.loads(text).get("links") or []
+            except (tomllib.TOMLDecodeError, ValueError):
+                links = []
+            for lk in links:
+                if isinstance(lk, dict) and lk.get("name") == name and f"{lk.get('a')}->{lk.get('b')}" in self.link_names:
+                    return f"{lk['a']}->{lk['b']}"
+        shown = self.link_names[:12]
+        more = f", ... ({len(self.link_names) - 12} more)" if len(self.link_names) > 12 else ""
+        raise KeyError(f"no link {name} in {self.dir}; give a link direction ({', '.join(shown)}{more}) "
+                       f"or the name of a link in the scenario")
+
     def link(self, name: str) -> dict[str, Any]:
+        name = self.resolve_link(name)
         for lk in self.summary["links"]:
             if lk["name"] == name:
                 return lk
-        raise KeyError(f"no link {name!r} in {self.dir / 'summary.json'}; links: {self.link_names}")
+        raise KeyError(f"no link {name} in {self.dir / 'summary.json'}")
 
     @property
     def bottleneck(self) -> str | None:
@@ -336,7 +369,7 @@ class RunData:
         df = self._link
         if link is not None:
             if link not in self.link_names and df.filter(pl.col("link") == link).height == 0:
-                raise KeyError(f"no link {link!r} in {self.dir}; links: {self.link_names}")
+                link = self.resolve_link(link)
             df = df.filter(pl.col("link") == link)
         return df.sort("t_s", maintain_order=True)
 

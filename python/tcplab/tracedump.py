@@ -10,7 +10,8 @@ from typing import TextIO
 import polars as pl
 
 
-def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, side: str = "both", out: TextIO = sys.stdout) -> None:
+def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, side: str = "both", out: TextIO = sys.stdout,
+         fmt: str = "text") -> None:
     from .rundir import RunData
     rd = RunData.load(run_dir)  # checks the completion marker and every file's hash
     path = Path(run_dir) / "trace_tcp.parquet"
@@ -19,7 +20,7 @@ def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, sid
     df = rd.tcp_all()
     conns = sorted(df["conn"].unique().to_list())
     if conn not in conns:
-        raise ValueError(f"{path}: no connection named {conn!r} (connections: {', '.join(conns)})")
+        raise ValueError(f"{path}: no connection named {conn} (connections: {', '.join(conns)})")
     df = df.filter(pl.col("conn") == conn)
     if side != "both":
         df = df.filter(pl.col("side") == side)
@@ -27,6 +28,10 @@ def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, sid
         df = df.filter(pl.col("t_s") >= t_from)
     if t_to is not None:
         df = df.filter(pl.col("t_s") <= t_to)
+    if fmt == "csv":
+        # The same rows as the text dump, every trace_tcp column, for spreadsheets and pandas.
+        out.write(df.write_csv())
+        return
     cam_path = Path(run_dir) / "trace_cam.parquet"
     cam = rd.cam(conn) if cam_path.exists() else None
     if cam is not None:

@@ -41,6 +41,13 @@ fn estimate_memory(text: &str, file: &str, overrides: Vec<String>) -> PyResult<u
     estimate_memory_text(text, file, &overrides).map_err(to_py_err)
 }
 
+/// The scenario with its templates (count, defaults, topology) written out, after overrides.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides=Vec::new()))]
+fn expand(text: &str, file: &str, overrides: Vec<String>) -> PyResult<String> {
+    tcplab::scenario::expand_text(text, file, &overrides).map_err(to_py_err)
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn schema() -> String {
@@ -296,6 +303,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_cleanup, m)?)?;

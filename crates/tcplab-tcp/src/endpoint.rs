@@ -902,8 +902,37 @@ impl Endpoint {
         true
     }
 
+    /// Which limit binds the usable window now (0 send buffer, 1 advertised window, 2 cwnd or a
+    /// full path), and
+    /// charge the time since the previous new ACK to the limit that bound then. Only while the
+    /// application has more to send than the send buffer holds (a finished writer is limited by
+    /// nothing).
+    fn account_window_limit(&mut self, now: Nanos) {
+        if let Some((since, which)) = self.stats.limit_since {
+            self.stats.limited_ns[which as usize] += now.saturating_sub(since);
+        }
+        let acked_data = self.snd_una.saturating_sub(1).min(self.app_written);
+        let backlog = self.app_written.saturating_sub(acked_data);
+        let sndbuf = self.cfg.send_buffer;
+        let which = if backlog < sndbuf as u64 {
+            None
+        } else if sndbuf <= self.snd_wnd.min(self.w.cwnd) {
+            Some(0)
+        } else if self.snd_wnd < self.w.cwnd {
+            Some(1)
+        } else {
+            Some(2)
+        };
+        // A buffer that binds while a queue has built up (smoothed RTT above 1.5 × the minimum)
+        // is not what holds the flow back: the path is full. Count that time as cwnd/path time.
+        let queued = matches!((self.fine_srtt, self.stats.min_rtt), (Some(s), Some(m)) if s > m + m / 2);
+        let which = which.map(|w| if w < 2 && queued { 2 } else { w });
+        self.stats.limit_since = which.map(|w| (now, w));
+    }
+
     /// An ACK that advances snd_una. Returns true if Lite's header prediction took it.
     fn on_new_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64, ack: u64, ecn_reduced: bool) -> bool {
+        self.account_window_limit(now);
         // 4.4BSD-Lite header prediction of a pure ACK (crate::lite::predicts_pure_ack):
         // `ti_len == 0 && SEQ_GT(ti_ack, snd_una) && SEQ_LEQ(ti_ack, snd_max) && snd_cwnd >=
         // snd_wnd` [Lite.1: `&& t_dupacks < tcprexmtthresh`], seed 001 §3.1. The fast path takes
@@ -950,6 +979,9 @@ impl Endpoint {
         let fine_rtt = self.log.ack(now, ack);
         if let Some(r) = fine_rtt {
             self.stats.min_rtt = Some(self.stats.min_rtt.map_or(r, |m| m.min(r)));
+            self.stats.rtt_samples += 1;
+            self.stats.rtt_sum += r as u128;
+            self.stats.max_rtt = Some(self.stats.max_rtt.map_or(r, |m| m.max(r)));
             self.fine_srtt = Some(match self.fine_srtt {
                 None => r,
                 Some(s) => s - s / 8 + r / 8,

@@ -50,6 +50,16 @@ pub struct ConnStats {
     /// Smallest fine RTT sample (ns): the minimum of all measured round-trip times, which is
     /// Vegas' BaseRTT (seed 000 §4.3) whenever no retransmission spoiled a sample.
     pub min_rtt: Option<Nanos>,
+    /// Fine RTT samples: how many, their sum and the largest (ns), for the mean and max RTT.
+    pub rtt_samples: u64,
+    pub rtt_sum: u128,
+    pub max_rtt: Option<Nanos>,
+    /// Time (ns, between new ACKs at the sender) during which the usable window was set by the
+    /// send buffer, by the peer's advertised (receive) window, or by cwnd or a full path (a
+    /// buffer that binds while the RTT is above 1.5 × its minimum counts as the last).
+    pub limited_ns: [u64; 3],
+    /// Time of the previous new ACK and the limit that bound then (index into `limited_ns`).
+    pub limit_since: Option<(Nanos, u8)>,
     /// ECN: CE-marked data segments received (receiver side).
     pub ecn_ce_received: u64,
     /// ECN: ACKs with ECE received (sender side).

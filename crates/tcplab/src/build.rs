@@ -40,6 +40,22 @@ impl Ctx<'_> {
     }
 }
 
+/// A start time: fixed, or drawn from the traffic stream `stream`/`index` (the seed decides it,
+/// the TCP variant does not).
+fn start_time(ctx: &Ctx, field: String, start: Option<scenario::StartCfg>, rngs: &RngStreams, stream: &str, index: usize) -> Result<SimTime, ScenarioError> {
+    use rand::Rng;
+    match start {
+        None => Ok(SimTime::ZERO),
+        Some(scenario::StartCfg::At(d)) => Ok(d.0),
+        Some(scenario::StartCfg::Random(scenario::StartDist::Uniform { min, max })) => {
+            if max.0 < min.0 {
+                return Err(ctx.err(format!("{field}.max"), "max must not be below min"));
+            }
+            Ok(SimTime(rngs.stream(stream, index as u64).gen_range(min.0 .0..=max.0 .0)))
+        }
+    }
+}
+
 fn prob(ctx: &Ctx, field: String, p: Option<f64>) -> Result<f64, ScenarioError> {
     let p = p.unwrap_or(0.0);
     if !(0.0..=1.0).contains(&p) || p.is_nan() {
@@ -403,7 +419,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             }
         }
         check_offered_rate(&ctx, i, u, &pattern, size, &links, from)?;
-        let start = u.start.map_or(SimTime::ZERO, |d| d.0);
+        let start = start_time(&ctx, format!("udp[{i}].start"), u.start, &rngs, "traffic:start/udp", i)?;
         let stop = u.stop.map_or(SimTime::MAX, |d| d.0);
         udp.push(UdpSource {
             name: u.name.clone(),
@@ -443,6 +459,11 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             return Err(ctx.err(f("variant"), format!("{:?} is real Linux TCP: run this scenario with `tcplab emulate` (the simulator runs tcplab's variants)", t.variant)));
         }
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
+        let (profile, profile_field) = match &t.profile {
+            Some(p) => (Some(p.as_str()), f("profile")),
+            None => (sc.run.profile.as_deref(), "run.profile".to_string()),
+        };
+        apply_profile(&ctx, profile_field, profile, &mut cfg, &nodes, &links, from, to)?;
         apply_tcp_options(&ctx, &format!("tcp[{i}]"), t, &mut cfg)?;
         cfg.trace = sc.run.trace.tcp;
         // A pacing CC's randomness (seed 003 §3.3) from a stream of its own per flow.
@@ -473,7 +494,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             t.variant.clone(),
             from,
             to,
-            t.start.map_or(SimTime::ZERO, |d| d.0),
+            start_time(&ctx, f("start"), t.start, &rngs, "traffic:start/tcp", i)?,
             bytes,
             duration,
             [sender, receiver],
@@ -536,6 +557,63 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
 
 /// Apply a `[[tcp]]` entry's options (or a traffic source's `tcp` table, as a `TcpCfg`); errors
 /// name `{prefix}.KEY`.
+/// A profile's TCP defaults, applied before the flow's own keys (which override them).
+/// `bsd-1994` is the variant's defaults as they are (the seeds' hosts). `modern` is a host of
+/// today: window scaling (RFC 7323) and send/receive buffers of twice the path's
+/// bandwidth-delay product (at least 64 KB), the fine RFC 6298 timer with Linux's 200 ms minimum
+/// RTO and a 1 ms clock, an initial window of 10 segments (RFC 6928), no initial ssthresh
+/// (slow start until the first loss) and delayed ACKs.
+#[allow(clippy::too_many_arguments)]
+fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg: &mut EndpointConfig, nodes: &[Node], links: &[Link], from: u32, to: u32) -> Result<(), ScenarioError> {
+    match profile {
+        None | Some("bsd-1994") => Ok(()),
+        Some("modern") => {
+            let (rate_bps, rtt) = path_rate_and_rtt(nodes, links, from, to);
+            let bdp = rate_bps as f64 / 8.0 * rtt.as_secs_f64();
+            let buffer = (2.0 * bdp).clamp(65536.0, (1u64 << 30) as f64) as u32;
+            cfg.window_scaling = true;
+            cfg.send_buffer = buffer;
+            cfg.recv_buffer = buffer;
+            cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
+            cfg.initial_window_segments = 10;
+            // Slow start until the first loss (Linux: initial ssthresh "infinite"), not 64 KB.
+            cfg.initial_ssthresh = 1 << 30;
+            cfg.ack_policy = AckPolicy::BsdDelayed;
+            Ok(())
+        }
+        Some(other) => {
+            let hint = scenario::template::did_you_mean(other, scenario::PROFILES.iter().copied()).map(|k| format!("; did you mean \"{k}\"?")).unwrap_or_default();
+            Err(ctx.err(field, format!("unknown profile {other:?}: expected one of {}{hint}", scenario::PROFILES.join(", "))))
+        }
+    }
+}
+
+/// The slowest rate on the routed path from `from` to `to` and the round-trip propagation delay
+/// (out and back, transmission times not counted).
+fn path_rate_and_rtt(nodes: &[Node], links: &[Link], from: u32, to: u32) -> (u64, SimTime) {
+    let mut rate = u64::MAX;
+    let mut rtt = SimTime::ZERO;
+    for (a, b) in [(from, to), (to, from)] {
+        let mut at = a;
+        for _ in 0..nodes.len() {
+            if at == b {
+                break;
+            }
+            let l = nodes[at as usize].next_link[b as usize];
+            if l == NO_ROUTE {
+                break;
+            }
+            let p = &links[l as usize].params;
+            if a == from {
+                rate = rate.min(p.rate_bps);
+            }
+            rtt = rtt + p.delay;
+            at = links[l as usize].to;
+        }
+    }
+    (if rate == u64::MAX { 0 } else { rate }, rtt)
+}
+
 fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
     let f = |k: &str| format!("{prefix}.{k}");
     let small = |k: &str, v: u64| -> Result<u32, ScenarioError> {
@@ -598,6 +676,18 @@ fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut En
     }
     if let Some(v) = t.window_scaling {
         cfg.window_scaling = v;
+    }
+    // A receive buffer above 64 KB cannot be advertised without window scaling (the window
+    // field is 16 bits): switch it on rather than cap the window silently, unless the file
+    // switched it off, which is then an error that says so.
+    if cfg.recv_buffer > 65536 && !cfg.window_scaling {
+        if t.window_scaling == Some(false) {
+            return Err(ctx.err(
+                f("recv_buffer"),
+                format!("a receive buffer of {} bytes needs window scaling (RFC 7323: the window field holds at most 65535 bytes); remove window_scaling = false or use at most 64KB", cfg.recv_buffer),
+            ));
+        }
+        cfg.window_scaling = true;
     }
     if let Some(s) = t.initial_ssthresh {
         cfg.initial_ssthresh = small("initial_ssthresh", s.0)?;

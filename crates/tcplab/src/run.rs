@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crate::build::build;
-use crate::scenario::{load_text, relocate, ScenarioError};
+use crate::scenario::{fix_error, load_text, ScenarioError};
 use crate::sim::Simulation;
 use crate::summary::Summary;
 
@@ -16,9 +16,9 @@ pub struct RunResult {
 
 /// Parse, validate and build without running.
 pub fn prepare(text: &str, file: &str, seed: Option<u64>, overrides: &[String]) -> Result<(Simulation, String), ScenarioError> {
-    let (sc, new_text) = load_text(text, file, overrides)?;
-    // Build errors are located in the overridden text; point them back at the user's file.
-    let sim = build(&sc, &new_text, file, seed).map_err(|e| relocate(e, text, overrides))?;
+    let (sc, new_text, x) = load_text(text, file, overrides)?;
+    // Build errors are located in the text as run; point them back at the user's file.
+    let sim = build(&sc, &new_text, file, seed).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
     Ok((sim, new_text))
 }
 
@@ -119,22 +119,42 @@ pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
     let min_delay_s = sc.links.iter().map(|l| l.delay.0.as_secs_f64()).fold(f64::INFINITY, f64::min);
     let rtt_floor_s = (2.0 * min_delay_s).max(1e-3);
     let mut tcp_bytes = 0u64;
+    // Timed flows that share their slowest link share its capacity: their payloads together are
+    // bounded by rate × time there (64 flows over one bottleneck carry one bottleneck's worth).
+    let mut shared: std::collections::HashMap<usize, (f64, f64)> = std::collections::HashMap::new();
     for t in &sc.tcp {
         tcp_bytes = tcp_bytes.saturating_add(conn(t.send_buffer.map(|s| s.0), t.recv_buffer.map(|s| s.0), t.mss.map(|s| s.0)));
         if sc.run.trace.tcp {
             let payload = match (t.bytes, t.duration) {
                 (Some(b), _) => b.0 as f64,
                 (None, Some(d)) => {
-                    let window = t.send_buffer.map_or(50.0 * 1024.0, |s| s.0 as f64).min(t.recv_buffer.map_or(50.0 * 1024.0, |s| s.0 as f64));
+                    let mut window = t.send_buffer.map_or(50.0 * 1024.0, |s| s.0 as f64).min(t.recv_buffer.map_or(50.0 * 1024.0, |s| s.0 as f64));
+                    if t.profile.as_deref().or(sc.run.profile.as_deref()) == Some("modern") {
+                        window = f64::INFINITY; // buffers sized to the path: the link bounds it
+                    }
                     // ...and no faster than the slowest link on its path.
-                    let rate = path_bottleneck_bps(sc, &t.from, &t.to).unwrap_or(max_rate);
-                    (rate / 8.0).min(window / rtt_floor_s) * d.0.as_secs_f64().min(end_s)
+                    let (rate, link) = path_bottleneck_bps(sc, &t.from, &t.to).unwrap_or((max_rate, usize::MAX));
+                    let secs = d.0.as_secs_f64().min(end_s);
+                    let own = (rate / 8.0).min(window / rtt_floor_s) * secs;
+                    if link != usize::MAX {
+                        let e = shared.entry(link).or_insert((0.0, 0.0));
+                        e.0 += own;
+                        e.1 = e.1.max(rate / 8.0 * secs);
+                        0.0
+                    } else {
+                        own
+                    }
                 }
                 _ => 0.0,
             };
             let rows = 4.0 * payload / t.mss.map_or(1460, |m| m.0.max(1)) as f64;
             tcp_bytes = tcp_bytes.saturating_add((rows * TRACE_ROW_BYTES as f64).min(1e18) as u64);
         }
+    }
+    let smallest_mss = sc.tcp.iter().map(|t| t.mss.map_or(1460, |m| m.0.max(1))).min().unwrap_or(1460) as f64;
+    for (_, (sum, cap)) in shared {
+        let rows = 4.0 * sum.min(cap) / smallest_mss;
+        tcp_bytes = tcp_bytes.saturating_add((rows * TRACE_ROW_BYTES as f64).min(1e18) as u64);
     }
     parts.push(("tcp".into(), tcp_bytes, format!("{} TCP connections", sc.tcp.len())));
     for (i, t) in sc.traffic.iter().enumerate() {
@@ -154,25 +174,26 @@ pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
 
 /// The slowest link rate on a fewest-hops path from `from` to `to` (as routing picks paths),
 /// or None when there is none. Per-direction overrides count at their fastest (an upper bound).
-fn path_bottleneck_bps(sc: &crate::scenario::Scenario, from: &str, to: &str) -> Option<f64> {
+/// Also the index of that link (the first of the slowest).
+fn path_bottleneck_bps(sc: &crate::scenario::Scenario, from: &str, to: &str) -> Option<(f64, usize)> {
     use std::collections::{HashMap, VecDeque};
-    let mut adj: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
-    for l in &sc.links {
+    let mut adj: HashMap<&str, Vec<(&str, f64, usize)>> = HashMap::new();
+    for (i, l) in sc.links.iter().enumerate() {
         let over = |o: &Option<crate::scenario::DirectionOverride>| o.as_ref().and_then(|o| o.rate).map_or(0.0, |r| r.0);
         let rate = l.rate.0.max(over(&l.ab)).max(over(&l.ba));
-        adj.entry(l.a.as_str()).or_default().push((l.b.as_str(), rate));
-        adj.entry(l.b.as_str()).or_default().push((l.a.as_str(), rate));
+        adj.entry(l.a.as_str()).or_default().push((l.b.as_str(), rate, i));
+        adj.entry(l.b.as_str()).or_default().push((l.a.as_str(), rate, i));
     }
-    let mut best: HashMap<&str, f64> = HashMap::from([(from, f64::INFINITY)]);
+    let mut best: HashMap<&str, (f64, usize)> = HashMap::from([(from, (f64::INFINITY, usize::MAX))]);
     let mut queue = VecDeque::from([from]);
     while let Some(n) = queue.pop_front() {
         if n == to {
-            return best.get(n).copied().filter(|r| r.is_finite());
+            return best.get(n).copied().filter(|r| r.0.is_finite());
         }
         let here = best[n];
-        for &(m, rate) in adj.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
+        for &(m, rate, i) in adj.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
             if !best.contains_key(m) {
-                best.insert(m, here.min(rate));
+                best.insert(m, if rate < here.0 { (rate, i) } else { here });
                 queue.push_back(m);
             }
         }
@@ -213,7 +234,7 @@ pub fn check_limits(sc: &crate::scenario::Scenario, text: &str, file: &str, limi
 
 /// The memory estimate of a scenario text (after overrides), in bytes.
 pub fn estimate_memory_text(text: &str, file: &str, overrides: &[String]) -> Result<u64, ScenarioError> {
-    let (sc, _) = load_text(text, file, overrides)?;
+    let (sc, _, _) = load_text(text, file, overrides)?;
     Ok(estimate_memory(&sc).total)
 }
 
@@ -225,9 +246,9 @@ pub fn prepare_with_limits(
     overrides: &[String],
     limits: &Limits,
 ) -> Result<(Simulation, String), ScenarioError> {
-    let (sc, new_text) = load_text(text, file, overrides)?;
-    check_limits(&sc, &new_text, file, limits).map_err(|e| relocate(e, text, overrides))?;
-    let sim = build(&sc, &new_text, file, seed).map_err(|e| relocate(e, text, overrides))?;
+    let (sc, new_text, x) = load_text(text, file, overrides)?;
+    check_limits(&sc, &new_text, file, limits).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
+    let sim = build(&sc, &new_text, file, seed).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
     Ok((sim, new_text))
 }
 

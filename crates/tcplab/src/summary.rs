@@ -121,6 +121,37 @@ pub struct FlowSummary {
     /// its length, bit/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_goodput_bps: Option<f64>,
+    /// Mean and largest of the sender's fine RTT samples, seconds.
+    pub mean_rtt_s: Option<f64>,
+    pub max_rtt_s: Option<f64>,
+    /// Loss events the sender reacted to: fast retransmits + coarse timeouts.
+    pub loss_events: u64,
+    /// Share of the time with data waiting during which the usable window was set by the send
+    /// buffer, and by the receiver's advertised window (the rest: by cwnd).
+    pub limited_by_send_buffer: f64,
+    pub limited_by_receive_window: f64,
+}
+
+/// A flow limited by its send buffer or the receiver's window for most of the time it had data
+/// to send: the warning names the key to change.
+fn window_warning(f: &FlowSummary, recv_buffer: u32) -> Option<String> {
+    if f.limited_by_send_buffer > 0.5 {
+        Some(format!(
+            "flow {}: the send buffer ({} bytes) limited its window {:.0} % of the time; raise send_buffer or use profile = \"modern\"",
+            f.name,
+            f.send_buffer_bytes,
+            100.0 * f.limited_by_send_buffer
+        ))
+    } else if f.limited_by_receive_window > 0.5 {
+        Some(format!(
+            "flow {}: the receiver's window ({} bytes) limited it {:.0} % of the time; raise recv_buffer or use profile = \"modern\"",
+            f.name,
+            recv_buffer,
+            100.0 * f.limited_by_receive_window
+        ))
+    } else {
+        None
+    }
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -201,6 +232,8 @@ pub struct Summary {
     pub stale_segments: u64,
     pub packets: ConservationSummary,
     pub node_drops_by_reason: BTreeMap<&'static str, u64>,
+    /// Things a user should know about the run (flows capped by a buffer, ...).
+    pub warnings: Vec<String>,
 }
 
 fn span_ns(a: &crate::net::monitor::LinkCounters, b: &crate::net::monitor::LinkCounters) -> f64 {
@@ -279,7 +312,7 @@ impl Summary {
             .filter(|l| l.packets_arrived > 0)
             .max_by(|a, b| a.utilization.partial_cmp(&b.utilization).unwrap().then(b.name.cmp(&a.name)))
             .map(|l| l.name.clone());
-        let flows = sim.tcp[..sim.static_tcp]
+        let flows: Vec<FlowSummary> = sim.tcp[..sim.static_tcp]
             .iter()
             .enumerate()
             .map(|(ci, c)| {
@@ -334,8 +367,24 @@ impl Summary {
                         let (Some(la), Some(lb)) = (w.links.first().and_then(|l| l[0]), w.links.first().and_then(|l| l[1])) else { return None };
                         Some((b - a) as f64 * 8.0 / (span_ns(&la, &lb) / 1e9))
                     }),
+                    mean_rtt_s: (st.rtt_samples > 0).then(|| st.rtt_sum as f64 / st.rtt_samples as f64 / 1e9),
+                    max_rtt_s: st.max_rtt.map(|r| r as f64 / 1e9),
+                    loss_events: st.fast_retransmits + st.coarse_timeouts,
+                    limited_by_send_buffer: {
+                        let total: u64 = st.limited_ns.iter().sum();
+                        if total > 0 { st.limited_ns[0] as f64 / total as f64 } else { 0.0 }
+                    },
+                    limited_by_receive_window: {
+                        let total: u64 = st.limited_ns.iter().sum();
+                        if total > 0 { st.limited_ns[1] as f64 / total as f64 } else { 0.0 }
+                    },
                 }
             })
+            .collect();
+        let warnings = flows
+            .iter()
+            .zip(&sim.tcp)
+            .filter_map(|(f, c)| window_warning(f, c.ep[1].config().recv_buffer))
             .collect();
         let udp = sim
             .udp
@@ -371,6 +420,7 @@ impl Summary {
                 in_flight: sim.in_flight(),
             },
             node_drops_by_reason: reasons(&sim.node_drops),
+            warnings,
         }
     }
 

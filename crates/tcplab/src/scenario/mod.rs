@@ -2,6 +2,7 @@
 //! validate against the topology, and report every error with file, line and field.
 
 pub mod model;
+pub mod template;
 pub mod units;
 
 use std::fmt;
@@ -35,12 +36,12 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 #[derive(Clone, Debug, PartialEq)]
-enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Index(usize),
 }
 
-fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
+pub(crate) fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
     let mut out = Vec::new();
     for part in path.split('.') {
         if part.is_empty() {
@@ -70,7 +71,7 @@ fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
     Ok(out)
 }
 
-fn path_string(segs: &[Seg]) -> String {
+pub(crate) fn path_string(segs: &[Seg]) -> String {
     let mut s = String::new();
     for seg in segs {
         match seg {
@@ -185,79 +186,72 @@ pub fn apply_overrides(text: &str, file: &str, overrides: &[String]) -> Result<S
             Ok(v) => v,
             Err(_) => toml_edit::Value::from(value.trim()),
         };
-        let mut item: &mut toml_edit::Item = doc.as_item_mut();
-        for (i, seg) in segs.iter().enumerate() {
-            let last = i + 1 == segs.len();
-            match seg {
-                Seg::Key(k) => {
-                    let t = item
-                        .as_table_like_mut()
-                        .ok_or_else(|| err(key, format!("--set {key}: {} is not a table", path_string(&segs[..i]))))?;
-                    if last {
-                        t.insert(k, toml_edit::Item::Value(value.clone()));
-                        break;
-                    }
-                    if t.get(k).is_none() {
-                        t.insert(k, toml_edit::Item::Table(toml_edit::Table::new()));
-                    }
-                    item = t.get_mut(k).unwrap();
-                }
-                Seg::Index(idx) => {
-                    let here = path_string(&segs[..i]);
-                    match item {
-                        toml_edit::Item::ArrayOfTables(a) => {
-                            let n = a.len();
-                            let t = a
-                                .get_mut(*idx)
-                                .ok_or_else(|| err(key, format!("--set {key}: {here} has {n} entries, no index {idx}")))?;
-                            if last {
-                                return Err(err(key, format!("--set {key}: cannot replace a whole table")));
-                            }
-                            // Continue inside this table: re-borrow as an item through a
-                            // temporary inline walk.
-                            let rest = &segs[i + 1..];
-                            set_in_table(t, rest, value.clone()).map_err(|m| err(key, format!("--set {key}: {m}")))?;
-                            break;
-                        }
-                        toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
-                            let n = a.len();
-                            if !last {
-                                return Err(err(key, format!("--set {key}: {here}[{idx}] is not a table")));
-                            }
-                            if *idx >= n {
-                                return Err(err(key, format!("--set {key}: {here} has {n} entries, no index {idx}")));
-                            }
-                            a.replace(*idx, value.clone());
-                            break;
-                        }
-                        _ => return Err(err(key, format!("--set {key}: {here} is not an array"))),
-                    }
-                }
-            }
-        }
+        set_in_item(doc.as_item_mut(), &segs, 0, &value).map_err(|m| err(key, format!("--set {key}: {m}")))?;
     }
     Ok(doc.to_string())
 }
 
-fn set_in_table(t: &mut toml_edit::Table, rest: &[Seg], value: toml_edit::Value) -> Result<(), String> {
-    let mut cur: &mut dyn toml_edit::TableLike = t;
-    for (i, seg) in rest.iter().enumerate() {
-        let last = i + 1 == rest.len();
-        match seg {
-            Seg::Key(k) => {
-                if last {
-                    cur.insert(k, toml_edit::Item::Value(value));
-                    return Ok(());
-                }
-                if cur.get(k).is_none() {
-                    cur.insert(k, toml_edit::Item::Table(toml_edit::Table::new()));
-                }
-                cur = cur.get_mut(k).unwrap().as_table_like_mut().ok_or_else(|| format!("{k} is not a table"))?;
+/// Walk `segs[at..]` from `item` and set the last key (or array element) to `value`. Tables,
+/// arrays of tables, inline tables and inline arrays are all walked the same way, so
+/// `links[0].queue.limit` works whether the file writes `[[links]]` or `links = [ {...} ]`
+/// (the form `Scenario.to_toml()` writes).
+fn set_in_item(item: &mut toml_edit::Item, segs: &[Seg], at: usize, value: &toml_edit::Value) -> Result<(), String> {
+    match item {
+        toml_edit::Item::Value(v) => set_in_value(v, segs, at, value),
+        toml_edit::Item::ArrayOfTables(a) => {
+            let here = path_string(&segs[..at]);
+            let Seg::Index(idx) = segs[at] else { return Err(format!("{here} is an array; give an index like {here}[0]")) };
+            let n = a.len();
+            let t = a.get_mut(idx).ok_or_else(|| format!("{here} has {n} entries, no index {idx}"))?;
+            if at + 1 == segs.len() {
+                return Err("cannot replace a whole table".into());
             }
-            Seg::Index(_) => return Err("nested arrays cannot be overridden".into()),
+            set_in_table_like(t, segs, at + 1, value, false)
         }
+        _ => match item.as_table_like_mut() {
+            Some(t) => set_in_table_like(t, segs, at, value, false),
+            None => Err(format!("{} is not a table", path_string(&segs[..at]))),
+        },
     }
-    Ok(())
+}
+
+fn set_in_table_like(t: &mut dyn toml_edit::TableLike, segs: &[Seg], at: usize, value: &toml_edit::Value, inline: bool) -> Result<(), String> {
+    let Seg::Key(k) = &segs[at] else {
+        return Err(format!("{} is not an array", path_string(&segs[..at])));
+    };
+    if at + 1 == segs.len() {
+        t.insert(k, toml_edit::Item::Value(value.clone()));
+        return Ok(());
+    }
+    if t.get(k).is_none() {
+        let fresh = if inline {
+            toml_edit::Item::Value(toml_edit::Value::InlineTable(toml_edit::InlineTable::new()))
+        } else {
+            toml_edit::Item::Table(toml_edit::Table::new())
+        };
+        t.insert(k, fresh);
+    }
+    set_in_item(t.get_mut(k).expect("just inserted"), segs, at + 1, value)
+}
+
+fn set_in_value(v: &mut toml_edit::Value, segs: &[Seg], at: usize, value: &toml_edit::Value) -> Result<(), String> {
+    let here = path_string(&segs[..at]);
+    match (&segs[at], v) {
+        (Seg::Key(_), toml_edit::Value::InlineTable(t)) => set_in_table_like(t, segs, at, value, true),
+        (Seg::Index(idx), toml_edit::Value::Array(a)) => {
+            let n = a.len();
+            if *idx >= n {
+                return Err(format!("{here} has {n} entries, no index {idx}"));
+            }
+            if at + 1 == segs.len() {
+                a.replace(*idx, value.clone());
+                return Ok(());
+            }
+            set_in_value(a.get_mut(*idx).expect("checked"), segs, at + 1, value)
+        }
+        (Seg::Key(_), _) => Err(format!("{here} is not a table")),
+        (Seg::Index(_), _) => Err(format!("{here} is not an array")),
+    }
 }
 
 /// Parse scenario TOML text. `file` names the source in errors.
@@ -301,8 +295,20 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
                 }
                 return Err(ScenarioError { file: file.to_string(), line, field, message: "required field is missing".into() });
             }
-            Err(ScenarioError { file: file.to_string(), line, field, message: plain_types(&message) })
+            Err(ScenarioError { file: file.to_string(), line, field, message: suggest_key(&plain_types(&message)) })
         }
+    }
+}
+
+/// serde's "unknown field `varient`, expected one of `name`, ..." with "did you mean `variant`?"
+/// (and the same for unknown variants of an enum).
+fn suggest_key(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("unknown field `").or_else(|| msg.strip_prefix("unknown variant `")) else { return msg.to_string() };
+    let Some((word, tail)) = rest.split_once('`') else { return msg.to_string() };
+    let known: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+    match template::did_you_mean(word, known) {
+        Some(k) => format!("{msg}; did you mean `{k}`?"),
+        None => msg.to_string(),
     }
 }
 
@@ -318,11 +324,32 @@ fn plain_types(msg: &str) -> String {
     out
 }
 
-/// Load, override and parse a scenario from text (used by the CLI and Python).
-pub fn load_text(text: &str, file: &str, overrides: &[String]) -> Result<(Scenario, String), ScenarioError> {
+/// Load, override and parse a scenario from text (used by the CLI and Python). Returns the
+/// scenario, the text as run (overridden, templates expanded) and the expansion (None for a
+/// file without templates), which [`fix_error`] needs to point later errors at the user's file.
+pub fn load_text(text: &str, file: &str, overrides: &[String]) -> Result<(Scenario, String, Option<template::Expansion>), ScenarioError> {
     let new_text = apply_overrides(text, file, overrides)?;
-    let sc = parse(&new_text, file).map_err(|e| relocate(e, text, overrides))?;
-    Ok((sc, new_text))
+    // A text that is not TOML is left to `parse`, which says what is wrong with it.
+    let expansion = template::expand(&new_text, text, file)?;
+    let Some(x) = expansion else {
+        let sc = parse(&new_text, file).map_err(|e| relocate(e, text, overrides))?;
+        return Ok((sc, new_text, None));
+    };
+    let sc = parse(&x.text, file).map_err(|e| x.relocate(e, text, overrides))?;
+    Ok((sc, x.text.clone(), Some(x)))
+}
+
+/// Point an error found in the text as run (see [`load_text`]) at the user's file.
+pub fn fix_error(e: ScenarioError, original: &str, overrides: &[String], expansion: Option<&template::Expansion>) -> ScenarioError {
+    match expansion {
+        Some(x) => x.relocate(e, original, overrides),
+        None => relocate(e, original, overrides),
+    }
+}
+
+/// `tcplab expand`: the scenario with its templates written out (the text as it would run).
+pub fn expand_text(text: &str, file: &str, overrides: &[String]) -> Result<String, ScenarioError> {
+    load_text(text, file, overrides).map(|(_, t, _)| t)
 }
 
 /// Point an error found in the overridden text back at the user's file: `--set` may add lines,
@@ -333,11 +360,18 @@ pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> S
         return e;
     }
     e.line = if e.field.is_empty() { None } else { locate(original, &e.field) };
+    let field = e.field.clone();
+    e.message = relocate_message(e.message, &field, overrides);
+    e
+}
+
+/// The error message, with "(from --set K=V)" when an override wrote the field `field`.
+pub(crate) fn relocate_message(message: String, field: &str, overrides: &[String]) -> String {
     let touched = overrides.iter().find(|ov| {
         let key = ov.split_once('=').map_or(ov.as_str(), |(k, _)| k.trim());
         let Ok(segs) = parse_path(key) else { return false };
         let key = path_string(&segs);
-        let f = e.field.as_str();
+        let f = field;
         !f.is_empty()
             && (f == key
                 || f.starts_with(&format!("{key}."))
@@ -345,10 +379,10 @@ pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> S
                 || key.starts_with(&format!("{f}."))
                 || key.starts_with(&format!("{f}[")))
     });
-    if let Some(ov) = touched {
-        e.message = format!("{} (from --set {ov})", e.message);
+    match touched {
+        Some(ov) => format!("{message} (from --set {ov})"),
+        None => message,
     }
-    e
 }
 
 /// The JSON Schema of the scenario format.
@@ -391,5 +425,22 @@ mod tests {
         assert!(t.contains("seed = 4"), "{t}");
         assert!(apply_overrides(TEXT, "x.toml", &["links[5].delay=1ms".into()]).is_err());
         assert!(apply_overrides(TEXT, "x.toml", &["nokey".into()]).is_err());
+    }
+
+    #[test]
+    fn overrides_walk_inline_tables_and_arrays() {
+        // The form Scenario.to_toml() writes: arrays of inline tables.
+        let text = "links = [ { a = \"x\", b = \"y\", queue = { limit = \"5pkts\" }, drop = { packets = [{ flow = \"t\", seq = 1 }] } } ]\n";
+        let t = apply_overrides(text, "x.toml", &["links[0].queue.limit=20pkts".into(), "links[0].delay=3ms".into(), "links[0].drop.packets[0].seq=7".into(), "links[0].ab.rate=1Mbps".into()]).unwrap();
+        let v: toml::Value = toml::from_str(&t).unwrap();
+        let l = &v["links"][0];
+        assert_eq!(l["queue"]["limit"].as_str(), Some("20pkts"), "{t}");
+        assert_eq!(l["delay"].as_str(), Some("3ms"), "{t}");
+        assert_eq!(l["drop"]["packets"][0]["seq"].as_integer(), Some(7), "{t}");
+        assert_eq!(l["ab"]["rate"].as_str(), Some("1Mbps"), "{t}");
+        let e = apply_overrides(text, "x.toml", &["links[1].delay=3ms".into()]).unwrap_err();
+        assert!(e.message.contains("links has 1 entries, no index 1"), "{e}");
+        let e = apply_overrides(text, "x.toml", &["links[0].a.b=3".into()]).unwrap_err();
+        assert!(e.message.contains("links[0].a is not a table"), "{e}");
     }
 }

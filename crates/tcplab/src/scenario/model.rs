@@ -52,6 +52,11 @@ pub struct RunCfg {
     /// what happened from `from` to `to` (seed 003 §4.2: 60 s of statistics after 25 s).
     #[serde(default)]
     pub measure: Option<MeasureCfg>,
+    /// TCP defaults of every `[[tcp]]` flow that names no profile of its own: "bsd-1994" (the
+    /// seeds' hosts, the default) or "modern" (README "Profiles").
+    #[serde(default)]
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -59,6 +64,40 @@ pub struct RunCfg {
 pub struct MeasureCfg {
     pub from: Duration,
     pub to: Duration,
+}
+
+/// The TCP profiles (README "Profiles").
+pub const PROFILES: &[&str] = &["bsd-1994", "modern"];
+/// The queue disciplines of `queue.kind`.
+pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "ared", "vq"];
+/// Receiver ACK policies (`ack_policy`).
+pub const ACK_POLICIES: &[&str] = &["every", "bsd-delayed", "tahoe", "lbl"];
+/// Retransmission timer models (`timer`).
+pub const TIMERS: &[&str] = &["bsd", "fine", "ns2"];
+
+fn enum_schema(names: &[&str], description: &str) -> schemars::schema::Schema {
+    use schemars::schema::{InstanceType, Metadata, SchemaObject};
+    schemars::schema::Schema::Object(SchemaObject {
+        instance_type: Some(InstanceType::String.into()),
+        enum_values: Some(names.iter().map(|n| serde_json::Value::String(n.to_string())).collect()),
+        metadata: Some(Box::new(Metadata { description: Some(description.to_string()), ..Default::default() })),
+        ..Default::default()
+    })
+}
+fn variant_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(tcplab_tcp::config::KNOWN_VARIANTS, "Named TCP variant (README \"TCP variants\"; `tcplab variants` lists them).")
+}
+fn profile_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(PROFILES, "TCP profile: \"bsd-1994\" (the seeds' defaults) or \"modern\" (window scaling, buffers sized to the path, fine timers with 200 ms min RTO, IW 10, delayed ACKs).")
+}
+fn queue_kind_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(QUEUE_KINDS, "Queue discipline: droptail (default), red (Floyd & Jacobson 1993, ns-2 defaults), ared (Adaptive RED), vq (Kelly's virtual-queue ECN marker, seed 003 eq. 11).")
+}
+fn ack_policy_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(ACK_POLICIES, "Receiver ACK policy (default: the variant's).")
+}
+fn timer_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    enum_schema(TIMERS, "Retransmission timer model: bsd (500/200 ms ticks), fine (RFC 6298; timer_granularity, min_rto) or ns2 (ns-2's 2002 agent timer: 100 ms tcpTick_, minrto_ 1 s). Default: the variant's.")
 }
 
 fn default_seed() -> u64 {
@@ -182,6 +221,7 @@ pub struct QueueCfg {
     /// Queue discipline: "droptail" (default), "red" (Floyd & Jacobson 1993, ns-2 defaults) or
     /// "ared" (Adaptive RED, Floyd/Gummadi/Shenker 2001).
     #[serde(default = "default_droptail")]
+    #[schemars(schema_with = "queue_kind_schema")]
     pub kind: String,
     /// Limit in packets ("10pkts") or bytes ("128KB"). Default 50pkts (ns-2's default).
     pub limit: QueueLimitQ,
@@ -258,6 +298,50 @@ fn default_droptail() -> String {
     "droptail".to_string()
 }
 
+/// A start time: fixed, or drawn at build time from the stream `traffic:start/<section>` index
+/// = the entry's index, so it depends on the seed only (not on the TCP variant).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum StartCfg {
+    At(Duration),
+    Random(StartDist),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, tag = "dist", rename_all = "lowercase")]
+pub enum StartDist {
+    /// Uniform between min and max (inclusive), to the nanosecond.
+    Uniform { min: Duration, max: Duration },
+}
+
+impl<'de> Deserialize<'de> for StartCfg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = StartCfg;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a time like \"2s\" or { dist = \"uniform\", min = \"0s\", max = \"1s\" }")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<StartCfg, E> {
+                Duration::deserialize(serde::de::value::StrDeserializer::<E>::new(s)).map(StartCfg::At)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<StartCfg, E> {
+                Err(E::custom(format!("expected a duration like \"50ms\", got {v} (a bare number: write the unit, in quotes)")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<StartCfg, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<StartCfg, E> {
+                Err(E::custom(format!("expected a duration like \"50ms\", got {v} (a bare number: write the unit, in quotes)")))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<StartCfg, A::Error> {
+                StartDist::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(StartCfg::Random)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum UdpPattern {
@@ -301,8 +385,9 @@ pub struct UdpCfg {
     pub burst_size: Option<Size>,
     #[serde(default)]
     pub burst_interval: Option<Duration>,
+    /// First packet: a time ("2s") or `{ dist = "uniform", min = "0s", max = "1s" }` (per seed).
     #[serde(default)]
-    pub start: Option<Duration>,
+    pub start: Option<StartCfg>,
     #[serde(default)]
     pub stop: Option<Duration>,
     /// On/off sources: mean on and off period lengths.
@@ -326,15 +411,23 @@ pub struct TcpCfg {
     /// Named variant: tahoe, reno, newreno, sack, sack-rfc6675, vegas, vegas-star, or the
     /// 4.4BSD-Lite family: lite (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ...
     /// lite.6 (the cumulative fixes of seed 001 Table 3).
+    #[schemars(schema_with = "variant_schema")]
     pub variant: String,
+    /// TCP defaults this flow starts from (before its own keys): "bsd-1994" or "modern"
+    /// (default: run.profile, else "bsd-1994").
+    #[serde(default)]
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
     /// Transfer this many bytes (e.g. "1MB") ...
     #[serde(default)]
     pub bytes: Option<Size>,
     /// ... or send for this long (seed 000 §6.2.5: timed vs byte transfers).
     #[serde(default)]
     pub duration: Option<Duration>,
+    /// When the connection opens: a time ("2s") or a random time drawn per seed from the
+    /// traffic streams (`{ dist = "uniform", min = "0s", max = "1s" }`).
     #[serde(default)]
-    pub start: Option<Duration>,
+    pub start: Option<StartCfg>,
     /// Maximum segment size: payload bytes per segment.
     #[serde(default)]
     pub mss: Option<Size>,
@@ -344,13 +437,17 @@ pub struct TcpCfg {
     pub recv_buffer: Option<Size>,
     /// Receiver ACK policy: "every", "bsd-delayed", "tahoe", "lbl" (default: the variant's).
     #[serde(default)]
+    #[schemars(schema_with = "ack_policy_schema")]
     pub ack_policy: Option<String>,
     /// Retransmission timer model: "bsd", "fine" (RFC 6298) or "ns2" (ns-2 2002 agents) (default: the variant's).
     #[serde(default)]
+    #[schemars(schema_with = "timer_schema")]
     pub timer: Option<String>,
-    /// Fine/ns2 timer: clock granularity (ns2: tcpTick_) and minimum RTO.
+    /// Fine and ns2 timers only: the clock granularity RTTs are measured in (fine: default 1ms;
+    /// ns2: tcpTick_, default 100ms).
     #[serde(default)]
     pub timer_granularity: Option<Duration>,
+    /// Fine and ns2 timers only: the smallest RTO (default 1s: RFC 6298 §2.4, ns-2's minrto_ of 2002).
     #[serde(default)]
     pub min_rto: Option<Duration>,
     #[serde(default)]
@@ -401,6 +498,7 @@ pub struct TrafficCfg {
     pub from: String,
     pub to: String,
     /// TCP variant of every connection of this source.
+    #[schemars(schema_with = "variant_schema")]
     pub variant: String,
     /// tcplib: mean time between conversation starts (exponential) ...
     #[serde(default)]
@@ -461,8 +559,10 @@ pub struct ConnOptions {
     #[serde(default)]
     pub recv_buffer: Option<Size>,
     #[serde(default)]
+    #[schemars(schema_with = "ack_policy_schema")]
     pub ack_policy: Option<String>,
     #[serde(default)]
+    #[schemars(schema_with = "timer_schema")]
     pub timer: Option<String>,
     #[serde(default)]
     pub timer_granularity: Option<Duration>,
@@ -492,6 +592,7 @@ impl ConnOptions {
             from: String::new(),
             to: String::new(),
             variant: variant.to_string(),
+            profile: None,
             bytes: None,
             duration: None,
             start: None,

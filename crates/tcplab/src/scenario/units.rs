@@ -45,12 +45,21 @@ pub const MAX_RATE_BPS: f64 = 1e13;
 
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s).ok_or_else(|| format!("expected a size like \"1.4KB\", got {s:?}"))?;
+    // Prefixes are case-insensitive ("kB" = "KB"); the B must be a capital: a lowercase b means
+    // bits elsewhere, and a size in bits would be read 8× off.
     let mult = match unit {
-        "B" | "bytes" | "byte" => 1.0,
-        "KB" => 1024.0,
-        "MB" => 1024.0 * 1024.0,
-        "GB" => 1024.0 * 1024.0 * 1024.0,
         "" => return Err(format!("expected a size like \"1.4KB\", got {s:?} (the unit is required: B, KB, MB, GB)")),
+        u if u.eq_ignore_ascii_case("bytes") || u.eq_ignore_ascii_case("byte") => 1.0,
+        u if u.ends_with('B') => match u[..u.len() - 1].to_ascii_lowercase().as_str() {
+            "" => 1.0,
+            "k" => 1024.0,
+            "m" => 1024.0 * 1024.0,
+            "g" => 1024.0 * 1024.0 * 1024.0,
+            _ => return Err(format!("expected a size like \"1.4KB\", got {s:?} (unknown unit {unit:?}; use B, KB, MB or GB)")),
+        },
+        u if u.ends_with('b') && u.len() <= 2 => {
+            return Err(format!("expected a size like \"1.4KB\", got {s:?} (ambiguous unit {unit:?}: a lowercase b means bits; sizes are in bytes: B, KB, MB, GB)"))
+        }
         _ => return Err(format!("expected a size like \"1.4KB\", got {s:?} (unknown unit {unit:?}; use B, KB, MB or GB)")),
     };
     if v < 0.0 {
@@ -67,16 +76,32 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 pub fn parse_rate(s: &str) -> Result<f64, String> {
     let eg = "expected a rate like \"1.6Mbps\", \"800kbit/s\" or \"200KB/s\"";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
-    let bps = match unit {
-        "bps" | "bit/s" => 1.0,
-        "kbps" | "kbit/s" | "Kbps" => 1e3,
-        "Mbps" | "Mbit/s" => 1e6,
-        "Gbps" | "Gbit/s" => 1e9,
-        "B/s" => 8.0,
-        "KB/s" => 8.0 * 1024.0,
-        "MB/s" => 8.0 * 1024.0 * 1024.0,
-        "" => return Err(format!("{eg}, got {s:?} (the unit is required)")),
-        _ => return Err(format!("{eg}, got {s:?} (unknown unit {unit:?})")),
+    // Prefixes are case-insensitive ("10mbps" = "10Mbps"); what must stay exact is bits vs
+    // bytes: "bps"/"bit/s" are bits, "B/s" (capital B) bytes, and "MBps" or "mb/s" are refused
+    // as ambiguous rather than guessed.
+    let lower = unit.to_ascii_lowercase();
+    let prefix_mult = |p: &str, k: f64| -> Option<f64> {
+        match p {
+            "" => Some(1.0),
+            "k" => Some(k),
+            "m" => Some(k * k),
+            "g" => Some(k * k * k),
+            _ => None,
+        }
+    };
+    let unknown = || format!("{eg}, got {s:?} (unknown unit {unit:?})");
+    let bps = if unit.is_empty() {
+        return Err(format!("{eg}, got {s:?} (the unit is required)"));
+    } else if let Some(p) = lower.strip_suffix("bit/s") {
+        prefix_mult(p, 1e3).ok_or_else(unknown)?
+    } else if unit.ends_with("bps") {
+        prefix_mult(&lower[..lower.len() - 3], 1e3).ok_or_else(unknown)?
+    } else if let Some(p) = unit.strip_suffix("B/s") {
+        8.0 * prefix_mult(&p.to_ascii_lowercase(), 1024.0).ok_or_else(unknown)?
+    } else if unit.ends_with("Bps") || lower.ends_with("b/s") {
+        return Err(format!("{eg}, got {s:?} (ambiguous unit {unit:?}: write \"Mbit/s\" or \"Mbps\" for bits, \"MB/s\" for bytes per second)"));
+    } else {
+        return Err(unknown());
     };
     if v <= 0.0 {
         return Err(format!("expected a positive rate, got {s:?}"));
@@ -92,7 +117,7 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
 pub fn parse_duration(s: &str) -> Result<SimTime, String> {
     let eg = "expected a duration like \"50ms\"";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
-    let ns = match unit {
+    let ns = match unit.to_ascii_lowercase().as_str() {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
         "ms" => 1e6,
@@ -171,7 +196,7 @@ string_quantity!(
     u64,
     parse_size,
     |b: u64| format!("{b}B"),
-    r"^\s*[0-9.]+\s*(B|bytes?|KB|MB|GB)\s*$",
+    r"^\s*[0-9.]+\s*([kKmMgG]?B|[bB][yY][tT][eE][sS]?)\s*$",
     "expected a size like \"1.4KB\" (KB = 1024 bytes)"
 );
 string_quantity!(
@@ -179,7 +204,7 @@ string_quantity!(
     f64,
     parse_rate,
     |b: f64| format!("{b}bps"),
-    r"^\s*[0-9.]+\s*(bps|bit/s|kbps|Kbps|kbit/s|Mbps|Mbit/s|Gbps|Gbit/s|B/s|KB/s|MB/s)\s*$",
+    r"^\s*[0-9.]+\s*([kKmMgG]?(bps|[bB][iI][tT]/[sS])|[kKmMgG]?B/s)\s*$",
     "expected a rate like \"1.6Mbps\", \"800kbit/s\" or \"200KB/s\""
 );
 string_quantity!(
@@ -187,7 +212,7 @@ string_quantity!(
     SimTime,
     parse_duration,
     |t: SimTime| format!("{}ns", t.0),
-    r"^\s*[0-9.]+\s*(ns|us|µs|ms|s|min)\s*$",
+    r"^\s*[0-9.]+\s*([nNuUµmM]?[sS]|[mM][iI][nN])\s*$",
     "expected a duration like \"50ms\""
 );
 
@@ -201,7 +226,7 @@ pub enum QueueSize {
 pub fn parse_queue_size(s: &str) -> Result<QueueSize, String> {
     let eg = "expected a queue limit like \"10pkts\" or \"128KB\"";
     let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
-    match unit {
+    match unit.to_ascii_lowercase().as_str() {
         "pkts" | "pkt" | "packets" | "packet" => {
             if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
                 return Err(format!("{eg}: the packet count must be a whole non-negative number, got {s:?}"));
@@ -220,7 +245,7 @@ string_quantity!(
         QueueSize::Packets(n) => format!("{n}pkts"),
         QueueSize::Bytes(b) => format!("{b}B"),
     },
-    r"^\s*[0-9.]+\s*(pkts?|packets?|B|bytes?|KB|MB|GB)\s*$",
+    r"^\s*[0-9.]+\s*([pP][kK][tT][sS]?|[pP][aA][cC][kK][eE][tT][sS]?|[kKmMgG]?B|[bB][yY][tT][eE][sS]?)\s*$",
     "expected a queue limit like \"10pkts\" or \"128KB\""
 );
 
@@ -266,5 +291,23 @@ mod tests {
         assert_eq!(parse_queue_size("128KB").unwrap(), QueueSize::Bytes(131072));
         assert!(parse_queue_size("2.5pkts").is_err());
         assert!(parse_queue_size("10").is_err());
+        assert_eq!(parse_queue_size("10PKTS").unwrap(), QueueSize::Packets(10));
+    }
+
+    #[test]
+    fn prefixes_are_case_insensitive_where_unambiguous() {
+        assert_eq!(parse_rate("10mbps").unwrap(), 10e6);
+        assert_eq!(parse_rate("10MBIT/S").unwrap(), 10e6);
+        assert_eq!(parse_rate("200kB/s").unwrap(), 200.0 * 1024.0 * 8.0);
+        assert_eq!(parse_size("64kB").unwrap(), 65536);
+        assert_eq!(parse_duration("50MS").unwrap(), SimTime::from_millis(50));
+        assert_eq!(parse_duration("2Min").unwrap(), SimTime(120_000_000_000));
+        // Bits vs bytes stays exact: these are refused, not guessed.
+        for bad in ["10MBps", "10mb/s", "10Mb/s"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(e.contains("ambiguous"), "{bad}: {e}");
+        }
+        let e = parse_size("10Mb").unwrap_err();
+        assert!(e.contains("ambiguous"), "{e}");
     }
 }

@@ -1,0 +1,82 @@
+//! Issue 14: defaults that do not silently cap a modern run. A receive buffer above 64 KB
+//! switches window scaling on (or is an error when the file switched it off), and the `modern`
+//! profile sizes buffers to the path; `bsd-1994` stays the seeds' defaults.
+
+use tcplab::run::{prepare, run_text};
+
+/// 10 Mbit/s, 40 ms one way (80 ms RTT; BDP = 100 KB): the user's path from the issue.
+fn path(flow_extra: &str, run_extra: &str) -> String {
+    format!(
+        r#"[run]
+duration = "30s"
+{run_extra}
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ rate = "10Mbps", delay = "38ms", queue = {{ limit = "200pkts" }} }}
+access = {{ rate = "1Gbps", delay = "1ms" }}
+[[tcp]]
+name = "t"
+from = "src0"
+to = "dst0"
+variant = "newreno"
+bytes = "8MB"
+{flow_extra}
+"#
+    )
+}
+
+fn throughput(text: &str) -> f64 {
+    let r = run_text(text, "p.toml", None, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let v: serde_json::Value = serde_json::from_str(&r.summary.to_json()).unwrap();
+    v["flows"][0]["throughput_KBps"].as_f64().unwrap()
+}
+
+#[test]
+fn large_receive_buffer_switches_window_scaling_on() {
+    // 50 KB windows per 80 ms round trip: at most 625 KB/s.
+    let default = throughput(&path("", ""));
+    assert!(default < 640.0, "{default}");
+    // recv_buffer = 1MB used to be capped at 64 KB (≤ 800 KB/s); now the window opens to the link.
+    let big = throughput(&path("send_buffer = \"1MB\"\nrecv_buffer = \"1MB\"", ""));
+    assert!(big > 1000.0, "{big}");
+    let e = prepare(&path("recv_buffer = \"1MB\"\nwindow_scaling = false", ""), "p.toml", None, &[]).err().expect("refused");
+    assert!(e.to_string().contains("needs window scaling"), "{e}");
+    assert_eq!(e.field, "tcp[0].recv_buffer");
+}
+
+#[test]
+fn modern_profile_fills_the_path_and_bsd_1994_is_the_default() {
+    let modern_run = throughput(&path("", "profile = \"modern\""));
+    let modern_flow = throughput(&path("profile = \"modern\"", ""));
+    assert_eq!(modern_run, modern_flow);
+    assert!(modern_run > 900.0, "{modern_run}"); // 625 KB/s is the 50 KB cap
+    assert_eq!(throughput(&path("profile = \"bsd-1994\"", "")), throughput(&path("", "")));
+    // A flow's own key overrides its profile.
+    let capped = throughput(&path("profile = \"modern\"\nsend_buffer = \"50KB\"", ""));
+    assert!(capped < 640.0, "{capped}");
+    let e = prepare(&path("profile = \"moden\"", ""), "p.toml", None, &[]).err().expect("refused");
+    assert!(e.to_string().contains("did you mean \"modern\""), "{e}");
+}
+
+#[test]
+fn a_flow_capped_by_its_buffers_gets_a_warning_naming_the_key() {
+    let summary = |text: &str| -> serde_json::Value {
+        let r = run_text(text, "p.toml", None, &[]).unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&r.summary.to_json()).unwrap()
+    };
+    let capped = summary(&path("", ""));
+    let f = &capped["flows"][0];
+    assert!(f["limited_by_send_buffer"].as_f64().unwrap() > 0.5, "{f}");
+    let w = capped["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].as_str().unwrap().contains("flow t: the send buffer (51200 bytes)") && w[0].as_str().unwrap().contains("raise send_buffer"), "{w:?}");
+    // A big send buffer with the default 50 KB receive buffer: the receiver's window binds.
+    let rwnd = summary(&path("send_buffer = \"1MB\"", ""));
+    assert!(rwnd["warnings"][0].as_str().unwrap().contains("raise recv_buffer"), "{}", rwnd["warnings"]);
+    let modern = summary(&path("", "profile = \"modern\""));
+    assert_eq!(modern["warnings"].as_array().unwrap().len(), 0, "{}", modern["warnings"]);
+    let f = &modern["flows"][0];
+    assert!(f["mean_rtt_s"].as_f64().unwrap() >= 0.08 && f["max_rtt_s"].as_f64().unwrap() >= f["mean_rtt_s"].as_f64().unwrap(), "{f}");
+    assert_eq!(f["loss_events"].as_u64().unwrap(), f["fast_retransmits"].as_u64().unwrap() + f["coarse_timeouts"].as_u64().unwrap());
+}
