@@ -105,6 +105,12 @@ class Scenario:
         self.data.setdefault("tcp", []).append({"name": name, "from": src, "to": dst, "variant": variant, **kw})
         return self
 
+    def add_route(self, at: str, to: str, via: str) -> "Scenario":
+        """Explicit route: at node `at`, packets for `to` leave by the link to `via`."""
+        self._text = None
+        self.data.setdefault("routes", []).append({"at": at, "to": to, "via": via})
+        return self
+
     def to_toml(self) -> str:
         return self._text if self._text is not None else tomli_w.dumps(self.data)
 

@@ -42,6 +42,12 @@ fn estimate_memory(text: &str, file: &str, overrides: Vec<String>) -> PyResult<u
 }
 
 /// The JSON Schema of the scenario format.
+/// Sizes in bytes of the structures a packet event touches (printed by `tcplab bench`).
+#[pyfunction]
+fn struct_sizes() -> Vec<(&'static str, usize)> {
+    tcplab::run::hot_struct_sizes()
+}
+
 #[pyfunction]
 fn schema() -> String {
     tcplab::scenario::json_schema()
@@ -215,6 +221,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(struct_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     Ok(())
 }
