@@ -104,6 +104,11 @@ CASES: dict[str, Callable[[], Scenario]] = {
 }
 
 
+#: What `tcplab bench` runs without names (the scale cases take minutes: `make bench-scale`).
+DEFAULT_CASES = ["udp-dumbbell-16", "poisson-queue", "tcp-dumbbell-16", "tcp-dumbbell-64", "tcp-dumbbell-256",
+                 "tcp-dumbbell-16-traced"]
+
+
 def _current_rss() -> int:
     try:
         with open("/proc/self/statm") as f:
@@ -151,7 +156,7 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
         for name, fn in CASES.items():
             print(f"{name:24} {fn.__doc__ or ''}".rstrip())
         return 0
-    names = cases or list(CASES)
+    names = cases or DEFAULT_CASES
     unknown = [c for c in names if c not in CASES]
     if unknown:
         raise ValueError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(CASES)}")

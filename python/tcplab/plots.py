@@ -142,8 +142,17 @@ def _marks(ax, x, y0: float, y1: float, gid: str, color=C_BLACK, lw=0.5, clip=Fa
     if len(x) > DECIMATE_MIN_POINTS:
         fin = x[np.isfinite(x)]
         if len(fin):
-            _, first = np.unique(_columns(fin, float(fin.min()), float(fin.max()), DECIMATE_COLUMNS), return_index=True)
+            _, first = np.unique(_columns(fin, float(fin.min()), float(fin.max()), MARK_COLUMNS), return_index=True)
             x = fin[np.sort(first)]
+        # One path of strokes (a LineCollection writes one SVG element per mark).
+        xs = np.repeat(x, 3)
+        xs[2::3] = np.nan
+        ys = np.tile([y0, y1, np.nan], len(x))
+        (ln,) = ax.plot(xs, ys, color=color, lw=lw, transform=ax.get_xaxis_transform(), zorder=zorder,
+                        solid_capstyle="butt", scalex=False, scaley=False)
+        ln.set_gid(gid)
+        ln.set_clip_on(clip)
+        return ln
     segs = np.zeros((len(x), 2, 2))
     segs[:, :, 0] = x[:, None]
     segs[:, 0, 1] = y0
@@ -229,10 +238,12 @@ def _downsample_step(t: np.ndarray, v: np.ndarray, max_points: int = 40000):
 
 # Decimation to the pixels drawn (as tcptrace/xplot do): a graph is ~800 px wide, so a series is
 # reduced to what DECIMATE_COLUMNS columns across the time window can show -- per column the first
-# and last point and the extremes. At 4x the pixel width, the report's zoom stays exact to the
-# pixel up to 4x; below DECIMATE_MIN_POINTS nothing is touched.
-DECIMATE_COLUMNS = 3200
-DECIMATE_MIN_POINTS = 4 * DECIMATE_COLUMNS
+# and last point and the extremes. At 2x the pixel width, the report's zoom stays exact to the
+# pixel up to 2x; hash marks keep one per MARK_COLUMNS column (a denser run of marks is a solid
+# band at any zoom the report offers). Below DECIMATE_MIN_POINTS nothing is touched.
+DECIMATE_COLUMNS = 1600
+MARK_COLUMNS = 1000
+DECIMATE_MIN_POINTS = 12_800
 
 
 def _columns(t: np.ndarray, t0: float, t1: float, columns: int) -> np.ndarray:

@@ -242,6 +242,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             if names.insert(name.clone(), i).is_some() {
                 return Err(ctx.err(format!("links[{i}]"), format!("a second link joins {} and {}; parallel links are not supported", l.a, l.b)));
             }
+            let pipe_capacity = ((params.rate_bps as f64 * params.delay.as_secs_f64() / 320.0).ceil() as usize + 1).min(16);
             let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
             let watched = trace || sc.run.monitor_links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
             links.push(Link {
@@ -251,7 +252,10 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 params,
                 queue,
                 busy: None,
-                pipe: Default::default(),
+                // Sized once here so a link's first packets in flight do not allocate on the hot
+                // path (issue 13): up to 16, or what its bandwidth-delay product holds in 40-byte
+                // packets; a fuller pipe still grows, once.
+                pipe: std::collections::VecDeque::with_capacity(pipe_capacity),
                 monitor: {
                     let mut m = LinkMonitor::new(interval, trace);
                     m.record_intervals = watched;
