@@ -236,13 +236,14 @@ def _downsample_step(t: np.ndarray, v: np.ndarray, max_points: int = 40000):
     return np.asarray(tt), np.asarray(vv)
 
 
-# Decimation to the pixels drawn (as tcptrace/xplot do): a graph is ~800 px wide, so a series is
+# Decimation to the pixels drawn (as tcptrace/xplot do): a graph's axes are ~640 px wide, so a series is
 # reduced to what DECIMATE_COLUMNS columns across the time window can show -- per column the first
-# and last point and the extremes. At 2x the pixel width, the report's zoom stays exact to the
-# pixel up to 2x; hash marks keep one per MARK_COLUMNS column (a denser run of marks is a solid
-# band at any zoom the report offers). Below DECIMATE_MIN_POINTS nothing is touched.
-DECIMATE_COLUMNS = 1600
-MARK_COLUMNS = 1000
+# and last point and the extremes, exact to the pixel as drawn; zoomed in, the report shows the
+# same points spread out (extremes kept, detail between them not). Hash marks keep one per
+# MARK_COLUMNS column (denser marks are a solid band at 0.4 pt). Below DECIMATE_MIN_POINTS nothing is touched
+# (`tcplab plot --from/--to` redraws a time window from the full trace).
+DECIMATE_COLUMNS = 640
+MARK_COLUMNS = 480
 DECIMATE_MIN_POINTS = 12_800
 
 
@@ -252,7 +253,8 @@ def _columns(t: np.ndarray, t0: float, t1: float, columns: int) -> np.ndarray:
 
 
 def decimate_step(t: np.ndarray, v: np.ndarray, t0: float, t1: float, columns: int = DECIMATE_COLUMNS):
-    """A time-sorted step series reduced to the first, last, min and max point of each column."""
+    """A time-sorted step series reduced to the lowest and highest point of each column (in time
+    order), and the very first and last points."""
     n = len(t)
     if n <= DECIMATE_MIN_POINTS:
         return t, v
@@ -261,8 +263,17 @@ def decimate_step(t: np.ndarray, v: np.ndarray, t0: float, t1: float, columns: i
     ends = np.r_[starts[1:], n] - 1
     grp = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
     order = np.lexsort((np.nan_to_num(v, nan=-np.inf), grp))
-    keep = np.unique(np.concatenate([starts, ends, order[starts], order[ends]]))
+    keep = np.unique(np.concatenate([[0, n - 1], order[starts], order[ends]]))
     return t[keep], v[keep]
+
+
+def _plot_steps(ax, t: np.ndarray, v: np.ndarray, t0: float, t1: float, *args, **kw):
+    """ax.plot(t, v, drawstyle="steps-post"), decimated: a reduced series is drawn point to point
+    (its two points per pixel column are that column's extremes; a step adds nothing at the pixel)."""
+    tt, vv = decimate_step(t, v, t0, t1)
+    if len(tt) < len(t):
+        return ax.plot(tt, vv, *args, **kw)
+    return ax.plot(tt, vv, *args, drawstyle="steps-post", **kw)
 
 
 def decimate_points(t: np.ndarray, y: np.ndarray, t0: float, t1: float, columns: int = DECIMATE_COLUMNS,
@@ -410,7 +421,7 @@ def _draw_windows(ax, snd: pl.DataFrame, t0, t1, send_buffer: float | None = Non
         "unacked": (_np(snd, "unacked")[m] / KB, dict(color=C_BLACK, lw=0.6, label="unacked bytes")),
     }
     for name, (v, kw) in series.items():
-        (ln,) = ax.plot(*decimate_step(tt, v, t0, t1), drawstyle="steps-post", zorder={"cwnd": 2, "sndwnd": 1.9}.get(name, 2.5), **kw)
+        (ln,) = _plot_steps(ax, tt, v, t0, t1, zorder={"cwnd": 2, "sndwnd": 1.9}.get(name, 2.5), **kw)
         ln.set_gid(f"line-{name}")
     # y range: what the flow actually uses; huge initial thresholds / windows are clipped
     base = max([float(np.nanmax(series[k][0])) for k in ("cwnd", "unacked") if len(series[k][0])] + [1.0])
@@ -428,7 +439,7 @@ def _draw_rate(ax, snd: pl.DataFrame, t0, t1, n=12):
     t = _np(s, "t_s")
     r = sending_rate(t, _np(s, "len"), n) / KB
     m = _step_window(t, t0, t1)
-    (ln,) = ax.plot(*decimate_step(t[m], r[m], t0, t1), color=C_BLACK, lw=0.5, drawstyle="steps-post")
+    (ln,) = _plot_steps(ax, t[m], r[m], t0, t1, color=C_BLACK, lw=0.5)
     ln.set_gid("rate-line")
     top = np.nanmax(r[m]) if m.any() and np.isfinite(r[m]).any() else 1.0
     ax.set_ylim(0, top * 1.1 if top > 0 else 1.0)
@@ -673,7 +684,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             ld.set_gid(f"seq-data:{c}")
             am = np.isin(kinds, ["ack", "dupack"])
             sm = _step_window(t, t0, t1) & am
-            (la,) = axes[0].plot(*decimate_step(t[sm], una[sm], t0, t1), drawstyle="steps-post", lw=0.7, color=color, alpha=0.55)
+            (la,) = _plot_steps(axes[0], t[sm], una[sm], t0, t1, lw=0.7, color=color, alpha=0.55)
             la.set_gid(f"seq-ack:{c}")
             rx = w & (kinds == "retransmit")
             (lr,) = axes[0].plot(t[rx], seq[rx], ls="none", marker="x", ms=4, mew=0.8, color=color)
@@ -702,7 +713,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
                 (l1,) = axes[1].plot(*decimate_points(tr[dm], sr[dm], t0, t1), ls="none", marker=".", ms=2.2, color=color, mew=0)
                 l1.set_gid(f"seq-rcv:{c}")
                 amr = _step_window(tr, t0, t1) & (kr == "ack_sent")
-                (l2,) = axes[1].plot(*decimate_step(tr[amr], sr[amr], t0, t1), drawstyle="steps-post", lw=0.7, color=color, alpha=0.55)
+                (l2,) = _plot_steps(axes[1], tr[amr], sr[amr], t0, t1, lw=0.7, color=color, alpha=0.55)
                 l2.set_gid(f"seq-rcvack:{c}")
         handles += [Line2D([], [], color=C_DARK, lw=0.7, alpha=0.6, label="ACK"),
                     Line2D([], [], color=C_DARK, marker="x", ls="none", label="retransmit")]
