@@ -38,7 +38,7 @@ __all__ = ["write_report", "write_comparison_report", "report_cli", "figure_to_d
 
 MAX_TCP_GRAPHS = 12  # per run; a run with more flows gets the first 12 and a note
 MAX_LINK_GRAPHS = 6
-LARGE_SVG_BYTES = 200_000  # beyond this, path coordinates are rounded to 0.1 pt
+LONG_PATH_CHARS = 4000  # SVG paths longer than this get coordinates rounded to 0.1 pt
 ZOOM_SVG_MAX_BYTES = 1_500_000  # per graph; larger graphs are embedded as PNG (no zoom)
 
 _CSS = """
@@ -385,11 +385,11 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
     svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r'<svg class="graph zsvg" \1', svg, count=1)
     svg = re.sub(r">\n\s*<", "><", svg)  # the indentation between elements
     svg = _merge_adjacent_paths(svg)
-    # A large graph (a long run): path coordinates to 0.1 pt (matplotlib writes 6 decimals) on
-    # one line, under half the bytes; a tenth of a point (0.14 px of an 800 px graph) stays under
-    # a pixel at 4x zoom. Small graphs keep matplotlib's precision.
-    if len(svg) > LARGE_SVG_BYTES:
-        svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + re.sub(r"\s+", " ", re.sub(r"(\.\d)\d+", r"\1", m.group(1))).strip() + '"', svg)
+    # Long paths (a long run's series, merged marks): coordinates to 0.1 pt (matplotlib writes 6
+    # decimals) on one line, under half the bytes; a tenth of a point (0.14 px of an 800 px graph)
+    # stays under a pixel at 4x zoom. Short paths keep matplotlib's precision.
+    svg = re.sub(r'\bd="([^"]{%d,})"' % LONG_PATH_CHARS,
+                 lambda m: 'd="' + re.sub(r"\s+", " ", re.sub(r"(\.\d)\d+", r"\1", m.group(1))).strip() + '"', svg)
     W, H = (float(v) * 72.0 for v in fig.get_size_inches())
     meta = {"uid": uid, "w": W, "h": H, "axes": []}
     for i, ax in enumerate(axes):
