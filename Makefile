@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python bench bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
+.PHONY: setup demo test test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -56,6 +56,15 @@ test: setup test-rust test-python
 
 bench: setup
 	$(BIN)/tcplab bench
+
+# Issue 13's scale cases, one JSON document (each case in its own process; several minutes).
+bench-scale: setup
+	$(BIN)/tcplab bench --json --repeat 1 tcp-dumbbell-16 tcp-dumbbell-256 tcp-dumbbell-1024 tcp-dumbbell-4096 \
+	  tcp-dumbbell-16384 short-transfers-100000 tcplib-backbone-1000
+
+# Every golden summary, the long ones too (make test runs those under ~3 s each: all of them today).
+test-golden:
+	TCPLAB_GOLDEN_LONG=1 cargo test --release -p tcplab --test golden
 
 # 1,000 runs of Brakmo's transfer with --jobs 1, --jobs 2 and on local Ray: times, ratio, identical rows.
 bench-sweep: setup

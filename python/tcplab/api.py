@@ -11,10 +11,12 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-import polars as pl
 import tomli_w
+
+if TYPE_CHECKING:  # polars is imported where a DataFrame is made (keeps `import tcplab` quick)
+    import polars as pl
 
 from . import _core
 
@@ -101,6 +103,12 @@ class Scenario:
     def add_tcp(self, name: str, src: str, dst: str, *, variant: str, **kw: Any) -> "Scenario":
         self._text = None
         self.data.setdefault("tcp", []).append({"name": name, "from": src, "to": dst, "variant": variant, **kw})
+        return self
+
+    def add_route(self, at: str, to: str, via: str) -> "Scenario":
+        """Explicit route: at node `at`, packets for `to` leave by the link to `via`."""
+        self._text = None
+        self.data.setdefault("routes", []).append({"at": at, "to": to, "via": via})
         return self
 
     def to_toml(self) -> str:
@@ -230,6 +238,7 @@ class Run:
 
     def table(self, name: str) -> pl.DataFrame:
         """Raw trace table: "tcp", "cam", "link" or "queue_intervals"."""
+        import polars as pl
         return pl.DataFrame(self._traces[name])
 
     def trace(self, conn: str, side: str = "snd") -> pl.DataFrame:
@@ -247,6 +256,8 @@ class Run:
         completion marker COMPLETE.json (files, sizes, SHA-256), all into a temporary directory
         beside `out_dir` that replaces it in one rename as the last step. Until then a previous
         run directory there stays as it was; a crash leaves at most a hidden `.NAME.tmp-*`."""
+        import polars as pl
+
         from .rundir import seal
         out = Path(out_dir)
         _check_replaceable(out)

@@ -1,9 +1,11 @@
 """`tcplab bench`: fixed scenarios, timed in the Rust core (parsing and Python excluded), median of
-N runs. Prints events/s, packet-hops/s (packets forwarded summed over links) and wall time per
-simulated second. Figures, not pass/fail."""
+N runs, each case in its own process. Prints events, core wall, events/s, ns per event, ns per
+packet-hop (packets forwarded summed over links), the whole `tcplab.run()` wall, peak RSS and RSS
+per flow, and the sizes of the hot structs; `--json` for machines. Figures, not pass/fail."""
 
 from __future__ import annotations
 
+import os
 import statistics
 from typing import Callable
 
@@ -49,39 +51,136 @@ def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s", traced
     return sc
 
 
+def short_transfers(n: int = 100_000, hosts: int = 1000, size: str = "10KB") -> Scenario:
+    """n short newreno transfers of `size` (n/hosts per host pair, starts spread over 10 s) through a
+    1 Gb/s, 10 ms bottleneck: the set-up and per-connection cost at 10^5 flows."""
+    sc = Scenario(name=f"bench-short-transfers-{n}", run={"duration": "40s", "stop_when_done": True})
+    sc.add_node("left", "router").add_node("right", "router")
+    sc.add_link("left", "right", rate="1Gbps", delay="10ms", queue={"limit": "1000pkts"})
+    for h in range(hosts):
+        sc.add_node(f"s{h}", "host").add_node(f"d{h}", "host")
+        sc.add_link(f"s{h}", "left", rate="1Gbps", delay="1ms", queue={"limit": "1000pkts"})
+        sc.add_link("right", f"d{h}", rate="1Gbps", delay="1ms", queue={"limit": "1000pkts"})
+    for i in range(n):
+        h = i % hosts
+        start_us = i * 10_000_000 // n
+        sc.add_tcp(f"t{i}", f"s{h}", f"d{h}", variant="newreno", bytes=size, start=f"{start_us}us", mss="1448B")
+    return sc
+
+
+def tcplib_backbone(routers: int = 4, hosts_per_router: int = 8, duration: str = "64s") -> Scenario:
+    """tcplib conversations over a ring of `routers` 10 Mb/s routers, hosts_per_router hosts each;
+    one source per host to a host two routers on, 2 s mean interarrival: about 1,000 conversations."""
+    sc = Scenario(name="bench-tcplib-backbone", run={"duration": duration, "stop_when_done": False})
+    for r in range(routers):
+        sc.add_node(f"r{r}", "router")
+    for r in range(routers):
+        sc.add_link(f"r{r}", f"r{(r + 1) % routers}", rate="10Mbps", delay="5ms", queue={"limit": "50pkts"})
+    for r in range(routers):
+        for h in range(hosts_per_router):
+            sc.add_node(f"h{r}_{h}", "host")
+            sc.add_link(f"h{r}_{h}", f"r{r}", rate="10Mbps", delay="1ms", queue={"limit": "100pkts"})
+    for r in range(routers):
+        for h in range(hosts_per_router):
+            sc.data.setdefault("traffic", []).append({
+                "name": f"tcplib{r}_{h}", "kind": "tcplib", "from": f"h{r}_{h}", "to": f"h{(r + 2) % routers}_{h}",
+                "variant": "reno", "interarrival": "2s", "start": f"{h * 10}ms"})
+    return sc
+
+
 CASES: dict[str, Callable[[], Scenario]] = {
     "udp-dumbbell-16": lambda: udp_dumbbell(16),
     "poisson-queue": poisson_queue,
     "tcp-dumbbell-16": lambda: tcp_dumbbell(16),
     "tcp-dumbbell-64": lambda: tcp_dumbbell(64),
     "tcp-dumbbell-256": lambda: tcp_dumbbell(256),
+    "tcp-dumbbell-1024": lambda: tcp_dumbbell(1024),
+    "tcp-dumbbell-4096": lambda: tcp_dumbbell(4096),
+    "tcp-dumbbell-16384": lambda: tcp_dumbbell(16384),
+    "short-transfers-100000": lambda: short_transfers(100_000),
+    "tcplib-backbone-1000": tcplib_backbone,
     # The cost of tracing (compare with tcp-dumbbell-16; with tracing off the trace code is skipped).
     "tcp-dumbbell-16-traced": lambda: tcp_dumbbell(16, traced=True),
 }
 
 
-def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = False) -> int:
+#: What `tcplab bench` runs without names (the scale cases take minutes: `make bench-scale`).
+DEFAULT_CASES = ["udp-dumbbell-16", "poisson-queue", "tcp-dumbbell-16", "tcp-dumbbell-64", "tcp-dumbbell-256",
+                 "tcp-dumbbell-16-traced"]
+
+
+def _current_rss() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def measure(name: str, repeat: int = 3) -> dict:
+    """Run one case `repeat` times in this process: core wall (median, timed in Rust), the whole
+    `tcplab.run()` call (median), events, packet-hops, peak RSS and the RSS added per flow."""
+    import resource
+    import time
+
+    sc = CASES[name]()
+    rss_before = _current_rss()
+    walls, api_walls, summ = [], [], None
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        r = run(sc)
+        api_walls.append(time.perf_counter() - t0)
+        walls.append(r.summary["wall_s"])
+        summ = r.summary
+        del r
+    wall = statistics.median(walls)
+    hops = sum(link["packets_forwarded"] for link in summ["links"])
+    ev = summ["events"]
+    flows = len(summ["flows"]) + len(summ["udp"]) + sum(t["conversations_started"] for t in summ["traffic"])
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {
+        "case": name, "flows": flows, "sim_s": summ["sim_end_s"], "events": ev, "packet_hops": hops,
+        "core_wall_s": wall, "run_wall_s": statistics.median(api_walls),
+        "events_per_s": ev / wall, "ns_per_event": wall / ev * 1e9, "ns_per_packet_hop": wall / max(1, hops) * 1e9,
+        "peak_rss_bytes": peak, "rss_per_flow_bytes": (peak - rss_before) / max(1, flows),
+    }
+
+
+def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = False, as_json: bool = False) -> int:
+    """Each case in its own process (so its peak RSS is its own); a table, or JSON with `as_json`."""
+    import json
+    import subprocess
+    import sys
+
     if list_only:
         for name, fn in CASES.items():
             print(f"{name:24} {fn.__doc__ or ''}".rstrip())
         return 0
-    names = cases or list(CASES)
+    names = cases or DEFAULT_CASES
     unknown = [c for c in names if c not in CASES]
     if unknown:
         raise ValueError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(CASES)}")
-    print(f"{'case':24} {'sim s':>7} {'wall s':>8} {'events':>11} {'M events/s':>10} {'M pkt-hops/s':>12} {'wall s/sim s':>12} {'ns/pkt-hop':>10}")
+    from . import _core
+    sizes = dict(_core.struct_sizes())
+    if not as_json:
+        print("hot structs (bytes): " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
+        print(f"{'case':24} {'flows':>7} {'sim s':>6} {'core s':>7} {'run() s':>7} {'events':>10} {'M ev/s':>7} "
+              f"{'ns/event':>8} {'ns/pkt-hop':>10} {'peak RSS MB':>11} {'RSS/flow KB':>11}", flush=True)
+    results = []
     for name in names:
-        sc = CASES[name]()
-        walls, summ = [], None
-        for _ in range(max(1, repeat)):
-            r = run(sc)
-            walls.append(r.summary["wall_s"])
-            summ = r.summary
-        wall = statistics.median(walls)
-        hops = sum(link["packets_forwarded"] for link in summ["links"])
-        ev = summ["events"]
-        print(f"{name:24} {summ['sim_end_s']:7.1f} {wall:8.3f} {ev:11d} {ev / wall / 1e6:10.2f} {hops / wall / 1e6:12.2f} "
-              f"{wall / summ['sim_end_s']:12.5f} {wall / hops * 1e9:10.1f}", flush=True)
+        code = f"import json; from tcplab.bench import measure; print(json.dumps(measure({name!r}, {int(repeat)})))"
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"{name}: failed: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}", file=sys.stderr)
+            return 1
+        m = json.loads(p.stdout.strip().splitlines()[-1])
+        results.append(m)
+        if not as_json:
+            print(f"{name:24} {m['flows']:7d} {m['sim_s']:6.1f} {m['core_wall_s']:7.3f} {m['run_wall_s']:7.3f} {m['events']:10d} "
+                  f"{m['events_per_s'] / 1e6:7.2f} {m['ns_per_event']:8.0f} {m['ns_per_packet_hop']:10.0f} "
+                  f"{m['peak_rss_bytes'] / 2**20:11.0f} {m['rss_per_flow_bytes'] / 1024:11.1f}", flush=True)
+    if as_json:
+        print(json.dumps({"struct_sizes_bytes": sizes, "repeat": repeat, "cases": results}, indent=1))
     return 0
 
 

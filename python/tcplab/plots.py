@@ -136,8 +136,23 @@ def count_gid(fig: Figure, gid: str) -> int:
 
 
 def _marks(ax, x, y0: float, y1: float, gid: str, color=C_BLACK, lw=0.5, clip=False, zorder=3):
-    """Vertical hash marks at data-x positions spanning axes-fraction y0..y1."""
+    """Vertical hash marks at data-x positions spanning axes-fraction y0..y1 (beyond
+    DECIMATE_MIN_POINTS marks, one per drawn column: marks closer than a column coincide)."""
     x = np.asarray(x, dtype=float)
+    if len(x) > DECIMATE_MIN_POINTS:
+        fin = x[np.isfinite(x)]
+        if len(fin):
+            _, first = np.unique(_columns(fin, float(fin.min()), float(fin.max()), MARK_COLUMNS), return_index=True)
+            x = fin[np.sort(first)]
+        # One path of strokes (a LineCollection writes one SVG element per mark).
+        xs = np.repeat(x, 3)
+        xs[2::3] = np.nan
+        ys = np.tile([y0, y1, np.nan], len(x))
+        (ln,) = ax.plot(xs, ys, color=color, lw=lw, transform=ax.get_xaxis_transform(), zorder=zorder,
+                        solid_capstyle="butt", scalex=False, scaley=False)
+        ln.set_gid(gid)
+        ln.set_clip_on(clip)
+        return ln
     segs = np.zeros((len(x), 2, 2))
     segs[:, :, 0] = x[:, None]
     segs[:, 0, 1] = y0
@@ -219,6 +234,61 @@ def _downsample_step(t: np.ndarray, v: np.ndarray, max_points: int = 40000):
             tt.append(t[i])
             vv.append(v[i])
     return np.asarray(tt), np.asarray(vv)
+
+
+# Decimation to the pixels drawn (as tcptrace/xplot do): a graph's axes are ~640 px wide, so a series is
+# reduced to what DECIMATE_COLUMNS columns across the time window can show -- per column the first
+# and last point and the extremes, exact to the pixel as drawn; zoomed in, the report shows the
+# same points spread out (extremes kept, detail between them not). Hash marks keep one per
+# MARK_COLUMNS column (denser marks are a solid band at 0.4 pt). Below DECIMATE_MIN_POINTS nothing is touched
+# (`tcplab plot --from/--to` redraws a time window from the full trace).
+DECIMATE_COLUMNS = 640
+MARK_COLUMNS = 480
+DECIMATE_MIN_POINTS = 12_800
+
+
+def _columns(t: np.ndarray, t0: float, t1: float, columns: int) -> np.ndarray:
+    span = (t1 - t0) if np.isfinite(t1 - t0) and t1 > t0 else 1.0
+    return np.clip(((t - t0) / span * columns).astype(np.int64), -1, columns)
+
+
+def decimate_step(t: np.ndarray, v: np.ndarray, t0: float, t1: float, columns: int = DECIMATE_COLUMNS):
+    """A time-sorted step series reduced to the lowest and highest point of each column (in time
+    order), and the very first and last points."""
+    n = len(t)
+    if n <= DECIMATE_MIN_POINTS:
+        return t, v
+    col = _columns(t, t0, t1, columns)
+    starts = np.r_[0, np.flatnonzero(np.diff(col)) + 1]
+    ends = np.r_[starts[1:], n] - 1
+    grp = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+    order = np.lexsort((np.nan_to_num(v, nan=-np.inf), grp))
+    keep = np.unique(np.concatenate([[0, n - 1], order[starts], order[ends]]))
+    return t[keep], v[keep]
+
+
+def _plot_steps(ax, t: np.ndarray, v: np.ndarray, t0: float, t1: float, *args, **kw):
+    """ax.plot(t, v, drawstyle="steps-post"), decimated: a reduced series is drawn point to point
+    (its two points per pixel column are that column's extremes; a step adds nothing at the pixel)."""
+    tt, vv = decimate_step(t, v, t0, t1)
+    if len(tt) < len(t):
+        return ax.plot(tt, vv, *args, **kw)
+    return ax.plot(tt, vv, *args, drawstyle="steps-post", **kw)
+
+
+def decimate_points(t: np.ndarray, y: np.ndarray, t0: float, t1: float, columns: int = DECIMATE_COLUMNS,
+                    rows: int = 2000):
+    """Markers reduced to one per (column, row) cell: the picture is the same at the pixel."""
+    n = len(t)
+    if n <= DECIMATE_MIN_POINTS:
+        return t, y
+    col = _columns(t, t0, t1, columns)
+    fin = np.isfinite(y)
+    lo, hi = (float(np.min(y[fin])), float(np.max(y[fin]))) if fin.any() else (0.0, 1.0)
+    row = np.clip(((np.nan_to_num(y, nan=lo) - lo) / ((hi - lo) or 1.0) * rows).astype(np.int64), 0, rows)
+    _, first = np.unique((col + 1) * (rows + 1) + row, return_index=True)
+    keep = np.sort(first)
+    return t[keep], y[keep]
 
 
 # ----------------------------------------------------------------------------- derived data
@@ -351,7 +421,7 @@ def _draw_windows(ax, snd: pl.DataFrame, t0, t1, send_buffer: float | None = Non
         "unacked": (_np(snd, "unacked")[m] / KB, dict(color=C_BLACK, lw=0.6, label="unacked bytes")),
     }
     for name, (v, kw) in series.items():
-        (ln,) = ax.plot(tt, v, drawstyle="steps-post", zorder={"cwnd": 2, "sndwnd": 1.9}.get(name, 2.5), **kw)
+        (ln,) = _plot_steps(ax, tt, v, t0, t1, zorder={"cwnd": 2, "sndwnd": 1.9}.get(name, 2.5), **kw)
         ln.set_gid(f"line-{name}")
     # y range: what the flow actually uses; huge initial thresholds / windows are clipped
     base = max([float(np.nanmax(series[k][0])) for k in ("cwnd", "unacked") if len(series[k][0])] + [1.0])
@@ -369,7 +439,7 @@ def _draw_rate(ax, snd: pl.DataFrame, t0, t1, n=12):
     t = _np(s, "t_s")
     r = sending_rate(t, _np(s, "len"), n) / KB
     m = _step_window(t, t0, t1)
-    (ln,) = ax.plot(t[m], r[m], color=C_BLACK, lw=0.5, drawstyle="steps-post")
+    (ln,) = _plot_steps(ax, t[m], r[m], t0, t1, color=C_BLACK, lw=0.5)
     ln.set_gid("rate-line")
     top = np.nanmax(r[m]) if m.any() and np.isfinite(r[m]).any() else 1.0
     ax.set_ylim(0, top * 1.1 if top > 0 else 1.0)
@@ -611,11 +681,11 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             una = _np(snd, "snd_una") / KB
             w = _in(t, t0, t1)
             ds = w & (kinds == "send")
-            (ld,) = axes[0].plot(t[ds], seq[ds], ls="none", marker=".", ms=2.2, color=color, mew=0)
+            (ld,) = axes[0].plot(*decimate_points(t[ds], seq[ds], t0, t1), ls="none", marker=".", ms=2.2, color=color, mew=0)
             ld.set_gid(f"seq-data:{c}")
             am = np.isin(kinds, ["ack", "dupack"])
             sm = _step_window(t, t0, t1) & am
-            (la,) = axes[0].plot(t[sm], una[sm], drawstyle="steps-post", lw=0.7, color=color, alpha=0.55)
+            (la,) = _plot_steps(axes[0], t[sm], una[sm], t0, t1, lw=0.7, color=color, alpha=0.55)
             la.set_gid(f"seq-ack:{c}")
             rx = w & (kinds == "retransmit")
             in_window += [seq[ds], una[w & am], seq[rx]]
@@ -642,10 +712,10 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
                 sr = _np(rcv, "seq") / KB
                 wr = _in(tr, t0, t1)
                 dm = wr & (kr == "recv")
-                (l1,) = axes[1].plot(tr[dm], sr[dm], ls="none", marker=".", ms=2.2, color=color, mew=0)
+                (l1,) = axes[1].plot(*decimate_points(tr[dm], sr[dm], t0, t1), ls="none", marker=".", ms=2.2, color=color, mew=0)
                 l1.set_gid(f"seq-rcv:{c}")
                 amr = _step_window(tr, t0, t1) & (kr == "ack_sent")
-                (l2,) = axes[1].plot(tr[amr], sr[amr], drawstyle="steps-post", lw=0.7, color=color, alpha=0.55)
+                (l2,) = _plot_steps(axes[1], tr[amr], sr[amr], t0, t1, lw=0.7, color=color, alpha=0.55)
                 l2.set_gid(f"seq-rcvack:{c}")
         handles += [Line2D([], [], color=C_DARK, lw=0.7, alpha=0.6, label="ACK"),
                     Line2D([], [], color=C_DARK, marker="x", ls="none", label="retransmit")]

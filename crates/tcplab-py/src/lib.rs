@@ -49,6 +49,12 @@ fn expand(text: &str, file: &str, overrides: Vec<String>) -> PyResult<String> {
 }
 
 /// The JSON Schema of the scenario format.
+/// Sizes in bytes of the structures a packet event touches (printed by `tcplab bench`).
+#[pyfunction]
+fn struct_sizes() -> Vec<(&'static str, usize)> {
+    tcplab::run::hot_struct_sizes()
+}
+
 #[pyfunction]
 fn schema() -> String {
     tcplab::scenario::json_schema()
@@ -304,6 +310,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(expand, m)?)?;
+    m.add_function(wrap_pyfunction!(struct_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_cleanup, m)?)?;

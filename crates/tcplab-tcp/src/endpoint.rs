@@ -1286,6 +1286,10 @@ impl Endpoint {
         // Retransmission timeout (tcp_timer.c TCPT_REXMT).
         self.stats.coarse_timeouts += 1;
         if self.stats.timeout_times.len() < crate::stats::MAX_TIMEOUT_TIMES {
+            if self.stats.timeout_times.capacity() == 0 {
+                // Once, at the first timeout: no growth on later ones (issue 13).
+                self.stats.timeout_times.reserve_exact(crate::stats::MAX_TIMEOUT_TIMES);
+            }
             self.stats.timeout_times.push(now);
         }
         if let Some(last) = self.last_send {

@@ -55,6 +55,10 @@ impl SendLog {
         }
         let tail = self.recs.back().map(|r| r.end).unwrap_or(0);
         if self.recs.is_empty() || seq >= tail {
+            if self.recs.capacity() == 0 {
+                // One allocation at the first send for the usual windows (issue 13).
+                self.recs.reserve(16);
+            }
             self.recs.push_back(SendRecord { seq, end, sent_at: now, first_sent_at: now, retransmits: 0 });
             return;
         }

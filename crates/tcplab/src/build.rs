@@ -17,7 +17,7 @@ use crate::net::link::{DropScript, ScriptedDrop};
 use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
 use crate::net::red::{AredParams, Red, RedParams};
 use crate::net::vq::{VirtualQueue, VqParams};
-use crate::net::routing::next_hops;
+use crate::net::routing;
 use crate::scenario::units::QueueSize;
 use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, TrafficKind, UdpPattern};
 use crate::sim::Simulation;
@@ -293,7 +293,9 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             if names.insert(name.clone(), i).is_some() {
                 return Err(ctx.err(format!("links[{i}]"), format!("a second link joins {} and {}; parallel links are not supported", l.a, l.b)));
             }
+            let pipe_capacity = ((params.rate_bps as f64 * params.delay.as_secs_f64() / 320.0).ceil() as usize + 1).min(16);
             let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
+            let watched = trace || sc.run.monitor_links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
             links.push(Link {
                 name,
                 from,
@@ -301,8 +303,15 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 params,
                 queue,
                 busy: None,
-                pipe: Default::default(),
-                monitor: LinkMonitor::new(interval, trace),
+                // Sized once here so a link's first packets in flight do not allocate on the hot
+                // path (issue 13): up to 16, or what its bandwidth-delay product holds in 40-byte
+                // packets; a fuller pipe still grows, once.
+                pipe: std::collections::VecDeque::with_capacity(pipe_capacity),
+                monitor: {
+                    let mut m = LinkMonitor::new(interval, trace);
+                    m.record_intervals = watched;
+                    m
+                },
                 rng: rngs.stream("link-loss", idx),
                 script: DropScript::default(),
             });
@@ -337,23 +346,50 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         }
     }
 
-    // Routing
-    let pairs: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
-    let forwards: Vec<bool> = nodes.iter().map(|n| n.kind == NodeKind::Router).collect();
-    let table = next_hops(nodes.len(), &pairs, &forwards);
-    for (n, row) in nodes.iter_mut().zip(table) {
-        n.next_link = row;
-    }
-    let route = |field: String, from: u32, to: u32| -> Result<(), ScenarioError> {
-        if nodes[from as usize].next_link[to as usize] == NO_ROUTE {
+    for (i, t) in sc.run.monitor_links.iter().enumerate() {
+        if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) {
+            let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
             return Err(ctx.err(
-                field,
-                format!("no route from {:?} to {:?}: the destination is not connected", nodes[from as usize].name, nodes[to as usize].name),
+                format!("run.monitor_links[{i}]"),
+                format!("no link direction named {t:?}; write \"all\", a link's name, or a direction of a link: {}", known.join(", ")),
             ));
         }
-        Ok(())
-    };
+    }
 
+    // Routing: a table only for nodes with more than one outgoing link (one BFS each); a node
+    // with a single link sends everything over it.
+    let pairs: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
+    let forwards: Vec<bool> = nodes.iter().map(|n| n.kind == NodeKind::Router).collect();
+    let out = routing::out_links(nodes.len(), &pairs);
+    for (i, n) in nodes.iter_mut().enumerate() {
+        match out[i].len() {
+            0 => {}
+            1 => n.only_link = Some(out[i][0]),
+            _ => n.next_link = routing::first_hops(i, &pairs, &out, &forwards),
+        }
+    }
+    for (i, r) in sc.routes.iter().enumerate() {
+        let f = |k: &str| format!("routes[{i}].{k}");
+        let at = node(f("at"), &r.at)?;
+        let to = node(f("to"), &r.to)?;
+        let via = node(f("via"), &r.via)?;
+        if at == to {
+            return Err(ctx.err(f("to"), format!("{:?} is the node the route is at; a route is for another destination", r.to)));
+        }
+        let Some(&l) = out[at as usize].iter().find(|&&l| pairs[l as usize].1 == via) else {
+            return Err(ctx.err(f("via"), format!("no link from {:?} to {:?}: `via` must be a neighbour of `at`", r.at, r.via)));
+        };
+        if via != to && !forwards[via as usize] {
+            return Err(ctx.err(f("via"), format!("{:?} is a host and hosts do not forward; make {:?} a router (kind = \"router\")", r.via, r.via)));
+        }
+        let n = &mut nodes[at as usize];
+        if n.only_link.is_none() {
+            n.next_link[to as usize] = l;
+        }
+    }
+    let route = |field: String, from: u32, to: u32| -> Result<(), ScenarioError> {
+        check_route(&ctx, field, &nodes, &pairs, &out, from, to, !sc.routes.is_empty())
+    };
     // UDP sources
     let mut udp = Vec::new();
     let mut flow_names: HashMap<&str, String> = HashMap::new();
@@ -528,17 +564,15 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     let name = sc.name.clone().unwrap_or_else(|| {
         std::path::Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
     });
-    // Nodes with one outgoing link route everything over it (validation above used the full table).
-    let mut out_degree = vec![(0u32, 0u32); nodes.len()];
-    for (i, l) in links.iter().enumerate() {
-        let d = &mut out_degree[l.from as usize];
-        d.0 += 1;
-        d.1 = i as u32;
-    }
-    for (n, &(deg, link)) in nodes.iter_mut().zip(&out_degree) {
-        if deg == 1 {
-            n.only_link = Some(link);
-            n.next_link = Vec::new();
+    // The interval series by default: the slowest direction on every flow's path, both ways.
+    let mut ends: Vec<(u32, u32)> = udp.iter().map(|u| (u.from, u.to)).collect();
+    ends.extend(tcp.iter().flat_map(|c| [(c.from, c.to), (c.to, c.from)]));
+    ends.extend(traffic.iter().flat_map(|t| [(t.from, t.to), (t.to, t.from)]));
+    ends.sort_unstable();
+    ends.dedup();
+    for (a, b) in ends {
+        if let Some(l) = slowest_on_path(&nodes, &links, a, b) {
+            links[l as usize].monitor.record_intervals = true;
         }
     }
     let mut sim = Simulation::assemble(name, seed, nodes, links, udp, tcp, traffic, end, sc.run.stop_when_done);
@@ -715,6 +749,48 @@ fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut En
     Ok(())
 }
 
+/// A routed path from `from` to `to` exists (followed hop by hop through the tables the run uses);
+/// otherwise an error saying why: not connected, only through a host, or a loop of explicit routes.
+#[allow(clippy::too_many_arguments)]
+fn check_route(
+    ctx: &Ctx,
+    field: String,
+    nodes: &[Node],
+    pairs: &[(u32, u32)],
+    out: &[Vec<u32>],
+    from: u32,
+    to: u32,
+    explicit: bool,
+) -> Result<(), ScenarioError> {
+    let name = |i: u32| &nodes[i as usize].name;
+    let mut at = from;
+    let mut path = vec![from];
+    for _ in 0..=nodes.len() {
+        if at == to {
+            return Ok(());
+        }
+        let l = if at != from && nodes[at as usize].kind == NodeKind::Host { NO_ROUTE } else { nodes[at as usize].route(to) };
+        if l == NO_ROUTE {
+            let message = match routing::path_if_all_forward(from as usize, to as usize, pairs, out) {
+                None => format!("no route from {:?} to {:?}: the destination is not connected", name(from), name(to)),
+                Some(p) => {
+                    let host = p[1..p.len() - 1].iter().find(|&&n| nodes[n].kind == NodeKind::Host).map_or(at, |&n| n as u32);
+                    format!(
+                        "no route from {:?} to {:?}: the only path runs through host {:?}, and hosts do not forward; make {:?} a router (kind = \"router\")",
+                        name(from), name(to), name(host), name(host)
+                    )
+                }
+            };
+            return Err(ctx.err(field, message));
+        }
+        at = pairs[l as usize].1;
+        path.push(at);
+    }
+    let shown: Vec<&str> = path.iter().take(12).map(|&n| name(n).as_str()).collect();
+    let why = if explicit { "check `routes`" } else { "a routing loop" };
+    Err(ctx.err(field, format!("no route from {:?} to {:?}: packets loop ({} ...); {why}", name(from), name(to), shown.join(" -> "))))
+}
+
 /// The slowest link direction on the routed path from `from` to `to`.
 fn slowest_on_path(nodes: &[Node], links: &[Link], from: u32, to: u32) -> Option<u32> {
     let mut at = from;
@@ -723,7 +799,7 @@ fn slowest_on_path(nodes: &[Node], links: &[Link], from: u32, to: u32) -> Option
         if at == to {
             return best;
         }
-        let l = nodes[at as usize].next_link[to as usize];
+        let l = nodes[at as usize].route(to);
         if l == NO_ROUTE {
             return None;
         }
@@ -996,7 +1072,7 @@ fn check_mss_fits_path(ctx: &Ctx, field: &str, cfg: &EndpointConfig, nodes: &[No
         if at == to {
             break;
         }
-        let l = nodes[at as usize].next_link[to as usize];
+        let l = nodes[at as usize].route(to);
         if l == NO_ROUTE {
             break;
         }

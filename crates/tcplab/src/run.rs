@@ -77,10 +77,25 @@ pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
     let end_s = sc.run.duration.0.as_secs_f64();
     let mut parts: Vec<(String, u64, String)> = Vec::new();
     let n = sc.nodes.len() as u64;
-    parts.push(("nodes".into(), n * n * 4 + n * 256, format!("{n} nodes and their routing table")));
+    // Only nodes with more than one link keep a routing table (one entry per node).
+    let mut degree: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for l in &sc.links {
+        *degree.entry(l.a.as_str()).or_default() += 1;
+        *degree.entry(l.b.as_str()).or_default() += 1;
+    }
+    let tables = degree.values().filter(|&&d| d > 1).count() as u64;
+    parts.push(("nodes".into(), tables * n * 4 + n * 256, format!("{n} nodes and {tables} routing tables")));
     let interval_s = sc.run.monitor_interval.map_or(0.1, |d| d.0.as_secs_f64()).max(1e-9);
     let intervals = (end_s / interval_s).min(1e12) as u64;
-    let dirs = 2 * sc.links.len() as u64;
+    // Recorded on traced and named links and the slowest direction of each flow's path (at most).
+    let all_dirs = 2 * sc.links.len() as u64;
+    let every = sc.run.monitor_links.iter().chain(&sc.run.trace.links).any(|t| t == "all");
+    let flows = (sc.udp.len() + 2 * sc.tcp.len() + 2 * sc.traffic.len()) as u64;
+    let dirs = if every {
+        all_dirs
+    } else {
+        all_dirs.min(2 * (sc.run.monitor_links.len() + sc.run.trace.links.len()) as u64 + flows)
+    };
     parts.push((
         "run.monitor_interval".into(),
         dirs * intervals.saturating_mul(INTERVAL_ROW_BYTES),
@@ -269,4 +284,18 @@ pub fn run_text_with_limits(
     let wall = t0.elapsed().as_secs_f64();
     let summary = Summary::from_sim(&sim, wall);
     Ok(Some(RunResult { sim, summary, text }))
+}
+
+/// Sizes in bytes of the structures a packet event touches, for the benchmark's report.
+pub fn hot_struct_sizes() -> Vec<(&'static str, usize)> {
+    use std::mem::size_of;
+    vec![
+        ("Event", size_of::<crate::sim::Event>()),
+        ("Packet", size_of::<crate::net::packet::Packet>()),
+        ("Link", size_of::<crate::net::link::Link>()),
+        ("LinkMonitor", size_of::<crate::net::monitor::LinkMonitor>()),
+        ("Node", size_of::<crate::net::node::Node>()),
+        ("TcpConn (two endpoints)", size_of::<crate::tcpglue::TcpConn>()),
+        ("Endpoint", size_of::<tcplab_tcp::Endpoint>()),
+    ]
 }

@@ -2,6 +2,10 @@
 //! queue length as a time-weighted average plus min/max/average per interval (seed 000 Fig 2.7;
 //! §6.2.2: "look at distributions and extremes, not just means").
 //!
+//! The interval series is recorded only on the link directions somebody looks at (issue 13):
+//! traced ones, those named in `run.monitor_links`, and by default the slowest direction on each
+//! flow's path (where the bottleneck is); the others keep only the run totals, a few counters.
+//!
 //! Invariant (tested): `arrived == departed + dropped_at_queue + queued` where `departed` counts
 //! packets that left the queue for the wire and `queued` excludes the packet being transmitted.
 //!
@@ -94,6 +98,8 @@ pub struct LinkMonitor {
     cur_area: u128,
     cur_bytes: u64,
     pub intervals: Vec<IntervalStats>,
+    /// Whether `intervals` is recorded on this link direction (see the module header).
+    pub record_intervals: bool,
     pub trace: Option<LinkTrace>,
     /// Packets whose ECN codepoint this link's queue set to CE.
     pub ecn_marks: u64,
@@ -141,6 +147,7 @@ impl LinkMonitor {
             cur_area: 0,
             cur_bytes: 0,
             intervals: Vec::new(),
+            record_intervals: true,
             trace: if trace { Some(LinkTrace::default()) } else { None },
             ecn_marks: 0,
             aqm_avg: None,
@@ -248,7 +255,7 @@ impl LinkMonitor {
         }
         let q = self.q_len as u128;
         let mut t = self.last_change;
-        while now.0 >= self.cur_start.0 + self.interval {
+        while self.record_intervals && now.0 >= self.cur_start.0 + self.interval {
             let end = SimTime(self.cur_start.0 + self.interval);
             self.cur_area += q * (end.0 - t.0) as u128;
             let row = self.take_interval(self.interval);
@@ -333,7 +340,7 @@ impl LinkMonitor {
     /// Close the books at the end of the run.
     pub fn finish(&mut self, now: SimTime) {
         self.advance(now);
-        if now > self.cur_start {
+        if self.record_intervals && now > self.cur_start {
             let span = (now.0 - self.cur_start.0).max(1);
             let row = self.take_interval(span);
             self.intervals.push(row);

@@ -52,7 +52,7 @@ impl Node {
     pub fn route(&self, dst: NodeId) -> u32 {
         match self.only_link {
             Some(l) => l,
-            None => self.next_link[dst as usize],
+            None => self.next_link.get(dst as usize).copied().unwrap_or(NO_ROUTE),
         }
     }
 }
@@ -61,8 +61,8 @@ pub struct Node {
     pub name: String,
     pub kind: NodeKind,
     /// Outgoing link per destination node (`NO_ROUTE` if unreachable or self). Empty for a node
-    /// with a single outgoing link (most hosts): everything leaves by `only_link`, which keeps
-    /// the per-packet lookup out of an N×N table.
+    /// with a single outgoing link (most hosts): everything leaves by `only_link`, and such a
+    /// node needs no table at all (issue 13: no N×N table).
     pub next_link: Vec<u32>,
     pub only_link: Option<u32>,
     pub processing: ProcessingDelay,

@@ -29,6 +29,21 @@ pub struct Scenario {
     /// §2.2.3), Ahn's sleep-then-send senders (seed 002 §5), on/off senders.
     #[serde(default)]
     pub traffic: Vec<TrafficCfg>,
+    /// Explicit routes, each replacing one entry of the shortest-path table: at node `at`,
+    /// packets for `to` leave by the link to `via`.
+    #[serde(default)]
+    pub routes: Vec<RouteCfg>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteCfg {
+    /// The node whose forwarding entry is set.
+    pub at: String,
+    /// The destination node the entry is for.
+    pub to: String,
+    /// The neighbour of `at` the packets go to (a link `at`–`via` must exist).
+    pub via: String,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -43,6 +58,11 @@ pub struct RunCfg {
     /// Interval of the queue min/max/average monitor (seed 000 Fig 2.7). Default 100ms.
     #[serde(default)]
     pub monitor_interval: Option<Duration>,
+    /// Link directions whose queue is recorded per `monitor_interval` ("a->b", a link's name, or
+    /// "all"). By default: the traced links and the slowest direction on each flow's path (the
+    /// bottleneck); other links keep only their run totals.
+    #[serde(default)]
+    pub monitor_links: Vec<String>,
     /// End the run as soon as all TCP transfers have completed (default true).
     #[serde(default = "default_true")]
     pub stop_when_done: bool,
