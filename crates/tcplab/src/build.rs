@@ -633,7 +633,7 @@ fn path_rate_and_rtt(nodes: &[Node], links: &[Link], from: u32, to: u32) -> (u64
             if at == b {
                 break;
             }
-            let l = nodes[at as usize].next_link[b as usize];
+            let l = nodes[at as usize].route(b);
             if l == NO_ROUTE {
                 break;
             }

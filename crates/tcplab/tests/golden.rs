@@ -58,6 +58,10 @@ fn cases() -> Vec<(String, PathBuf, Vec<String>)> {
         for v in variants {
             let t = v.as_table().unwrap();
             let name = t.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            // Emulated rows run in real time against the kernel: not simulator results.
+            if t.get("emulate").and_then(|e| e.as_bool()) == Some(true) {
+                continue;
+            }
             let Some(scen) = t.get("scenario").and_then(|s| s.as_str()).or(default_scen) else { continue };
             let scen_path = f.parent().unwrap().join(scen);
             let overrides: Vec<String> = t

@@ -180,7 +180,7 @@ pub struct EmuOptions {
 /// Run scenario `text` in emulation. `progress(now_s, end_s)` is called about every 100 ms of
 /// wall time; returning false stops the run as Ctrl-C does.
 pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnMut(f64, f64) -> bool) -> Result<EmuResult, EmuError> {
-    let (sc, new_text) = load_text(text, file, &opts.overrides)?;
+    let (sc, new_text, _) = load_text(text, file, &opts.overrides)?;
     let plan = plan(&sc, &new_text, file, opts.seed)?;
     if let Some(why) = sys::refusal() {
         return Err(EmuError::Refused(why));
@@ -877,14 +877,14 @@ delay = "1ms"
         };
         // one end emulated, the other simulated
         let text = mk("tcplab", "vegas");
-        let (sc, t) = load_text(&text, "p.toml", &[]).unwrap();
+        let (sc, t, _) = load_text(&text, "p.toml", &[]).unwrap();
         match plan(&sc, &t, "p.toml", None) {
             Err(EmuError::Scenario(e)) => assert_eq!(e.field, "tcp[0].to"),
             _ => panic!("expected a located error"),
         }
         // a Linux sender with a tcplab variant
         let text = mk("linux", "vegas");
-        let (sc, t) = load_text(&text, "p.toml", &[]).unwrap();
+        let (sc, t, _) = load_text(&text, "p.toml", &[]).unwrap();
         match plan(&sc, &t, "p.toml", None) {
             Err(EmuError::Scenario(e)) => assert_eq!(e.field, "tcp[0].variant"),
             _ => panic!("expected a located error"),
