@@ -130,7 +130,7 @@ def test_variants_lists_every_variant_queue_and_pattern():
     # The schema offers completions for the other string enums too.
     props = schema["definitions"]["TcpCfg"]["properties"]
     assert props["ack_policy"]["enum"] == ["every", "bsd-delayed", "tahoe", "lbl"]
-    assert props["timer"]["enum"] == ["bsd", "fine"]
+    assert props["timer"]["enum"] == ["bsd", "fine", "ns2"]
     assert schema["definitions"]["QueueCfg"]["properties"]["kind"]["enum"][:3] == ["droptail", "red", "ared"]
 
 

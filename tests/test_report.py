@@ -46,7 +46,8 @@ def _expected_images(run: RunData) -> int:
     if run.has_tcp and run.conns:
         conns = run.conns[: report.MAX_TCP_GRAPHS]
         n += len(conns)  # tcp graphs
-        n += sum(1 for c in conns if run.cam(c).height > 0)  # cam graphs
+        # cam graphs: the first MAX_TCP_GRAPHS Vegas flows of the run (not only of the drawn ones)
+        n += min(report.MAX_TCP_GRAPHS, sum(1 for c in run.conns if run.cam(c).height > 0))
         n += 1  # seq graph
         n += 1  # flows graph
     if run.has_link:
