@@ -176,3 +176,15 @@ def test_unknown_experiment_is_a_clean_error(tmp_path):
     assert p.returncode == 2
     assert "no reproduction named 'no/such'" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_table_numbers_keep_small_values_visible():
+    """A loss rate of 2e-4 printed as 0.000 reads as "no loss"; small values keep their digits."""
+    from tcplab.reproduce import _fmt
+
+    assert _fmt(2.1e-4) == "2.10e-04"
+    assert _fmt(0.0) == "0.000"
+    assert _fmt(0.0123) == "0.012"
+    assert _fmt(1.5) == "1.50"
+    assert _fmt(166.54) == "166.5"
+    assert _fmt([1e-4, 2.0]) == "[1.00e-04, 2.00]"

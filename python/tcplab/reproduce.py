@@ -76,6 +76,8 @@ def _fmt(v) -> str:
     if isinstance(v, list):  # a list-valued field, e.g. coarse_timeout_times_s
         return "[" + ", ".join(_fmt(x) for x in v) + "]"
     if isinstance(v, float):
+        if v != 0 and abs(v) < 1e-3:  # a loss rate of 2e-4 must not print as 0.000
+            return f"{v:.2e}"
         return f"{v:.1f}" if abs(v) >= 10 else (f"{v:.3f}" if abs(v) < 1 else f"{v:.2f}")
     return str(v)
 
