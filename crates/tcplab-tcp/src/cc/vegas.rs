@@ -833,6 +833,257 @@ mod tests {
         assert_eq!(c.loss_decreases, 2);
     }
 
+    // ---- Survivors of the mutation check (README, Tests): each asserts one exact behaviour ----
+
+    #[test]
+    fn avg_rtt_divides_by_the_mean_fine_rtt_of_the_round() {
+        // 002 §2.1 (Vegas 0.8): Actual = bytes / the average RTT measured during the round.
+        // cwnd 10 segments, BaseRTT 100 ms; during the distinguished segment's round trip two
+        // fine samples arrive, 140 ms and 100 ms (mean 120 ms); its own RTT is 100 ms.
+        for (avg, actual, diff, dec) in [(true, 10_000.0 / 0.12, 10.0 * (1.0 - 100.0 / 120.0), DEC_HOLD), (false, 100_000.0, 0.0, DEC_INCREASE)] {
+            let log = SendLog::default();
+            let mut c = VegasCc::new(VegasParams { avg_rtt: avg, ..Default::default() });
+            c.slow_start = false;
+            let mut w = win(10 * M);
+            c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+            for k in 0..10u64 {
+                c.on_send(SEC0, k * M as u64, M, false);
+            }
+            let mut cam = CamTrace::default();
+            // An ACK of older data (snd_una below the distinguished segment) with a 140 ms sample.
+            let mut s = sample(SEC0 + 50 * MS, 0, Some(140 * MS));
+            s.bytes_acked = 0;
+            c.on_ack(&mut w, &s, &view(&log, SEC0 + 50 * MS, 0), Some(&mut cam));
+            assert_eq!(cam.len(), 0, "an ACK below the distinguished segment does not decide");
+            c.on_ack(&mut w, &sample(SEC0 + 100 * MS, M as u64, Some(100 * MS)), &view(&log, SEC0 + 100 * MS, 0), Some(&mut cam));
+            assert_eq!(cam.len(), 1);
+            assert!((cam.actual_bps[0] - actual).abs() < 1e-6, "avg {avg}: {}", cam.actual_bps[0]);
+            assert!((cam.diff_buffers[0] - diff).abs() < 1e-9, "avg {avg}: {}", cam.diff_buffers[0]);
+            assert_eq!(cam.decision[0], dec, "avg {avg}");
+        }
+    }
+
+    #[test]
+    fn ack_short_of_the_distinguished_segment_does_not_decide() {
+        // The distinguished segment is bytes 0..1000: an ACK to 999 leaves the round running,
+        // the ACK to exactly 1000 ends it.
+        let log = SendLog::default();
+        let mut c = cc();
+        c.slow_start = false;
+        let mut w = win(10 * M);
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        for k in 0..10u64 {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(&mut w, &sample(SEC0 + 100 * MS, M as u64 - 1, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert_eq!(cam.len(), 0);
+        c.on_ack(&mut w, &sample(SEC0 + 120 * MS, M as u64, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert_eq!(cam.len(), 1);
+        assert_eq!(cam.t[0], SEC0 + 120 * MS);
+        // RTT 120 ms → Diff 10·(1 − 100/120) = 1.667: hold.
+        assert!((cam.diff_buffers[0] - 10.0 / 6.0).abs() < 1e-9);
+    }
+
+    /// One slow-start round (not yet a growth epoch): BaseRTT `base`, RTT `rtt`, `segs` sent.
+    fn ss_round(w: &mut CcWindow, base: Nanos, rtt: Nanos, segs: u64) -> (CamTrace, VegasCc) {
+        let log = SendLog::default();
+        let mut c = cc();
+        c.on_ack(w, &sample(0, 0, Some(base)), &view(&log, 0, 0), None);
+        for k in 0..segs {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(w, &sample(SEC0 + rtt, M as u64, None), &view(&log, SEC0 + rtt, 0), Some(&mut cam));
+        (cam, c)
+    }
+
+    #[test]
+    fn gamma_is_strict() {
+        // cwnd 5 segments, BaseRTT 100 ms: Diff = 5·(1 − 100/125) = 1.0 exactly = γ → grow;
+        // at 130 ms Diff = 1.154 > γ → leave slow start with ssthresh = cwnd.
+        let mut w = win(5 * M);
+        let (cam, c) = ss_round(&mut w, 100 * MS, 125 * MS, 5);
+        assert_eq!(cam.diff_buffers[0], 1.0);
+        assert_eq!(cam.decision[0], DEC_SS_GROW);
+        assert!(c.slow_start && c.ss_grow);
+        assert_eq!(w.ssthresh, 65535);
+        let mut w = win(5 * M);
+        let (cam, c) = ss_round(&mut w, 100 * MS, 130 * MS, 5);
+        assert_eq!(cam.decision[0], DEC_SS_EXIT);
+        assert!(!c.slow_start);
+        assert_eq!(w.ssthresh, 5 * M);
+    }
+
+    #[test]
+    fn linear_steps_follow_the_bytes_of_uneven_acks() {
+        // Increase decided at 10 segments: each ACK adds MSS × bytes_acked / 10 000 B, the
+        // remainder carried: 3000 B → +300, 1500 B → +150, 333 B → +33 (rem 3 000 000 − ...),
+        // 4167 B → the rest, capped at the target 11 000.
+        let mut w = win(10 * M);
+        let (cam, mut c) = round(&mut w, 100 * MS, 105 * MS, 10);
+        assert_eq!(cam.decision[0], DEC_INCREASE);
+        let log = SendLog::default();
+        let mut una = 2 * M as u64;
+        let mut step = |c: &mut VegasCc, w: &mut CcWindow, bytes: u32| {
+            una += bytes as u64;
+            let mut s = sample(2 * SEC0, una, None);
+            s.bytes_acked = bytes;
+            c.on_ack(w, &s, &view(&log, 2 * SEC0, 0), None);
+            w.cwnd
+        };
+        assert_eq!(step(&mut c, &mut w, 3000), 10_300);
+        assert_eq!(step(&mut c, &mut w, 1500), 10_450);
+        assert_eq!(step(&mut c, &mut w, 333), 10_483);
+        // 333 000 − 33·10 000 = 3000 carried; 67 B → 67 000 + 3000 = 70 000 → +7 exactly.
+        assert_eq!(step(&mut c, &mut w, 67), 10_490);
+        assert_eq!(step(&mut c, &mut w, 9000), 11_000);
+        assert_eq!(step(&mut c, &mut w, 9000), 11_000, "stops at the target");
+        // Decrease decided at 5 segments (RTT 1 s): 1000 B → −200, 2500 B → −500, then capped at 4000.
+        let mut w = win(5 * M);
+        let (cam, mut c) = round(&mut w, 100 * MS, SEC0, 5);
+        assert_eq!(cam.decision[0], DEC_DECREASE);
+        let mut una = 2 * M as u64;
+        let mut step = |c: &mut VegasCc, w: &mut CcWindow, bytes: u32| {
+            una += bytes as u64;
+            let mut s = sample(3 * SEC0, una, None);
+            s.bytes_acked = bytes;
+            c.on_ack(w, &s, &view(&log, 3 * SEC0, 0), None);
+            w.cwnd
+        };
+        assert_eq!(step(&mut c, &mut w, 1000), 4800);
+        assert_eq!(step(&mut c, &mut w, 2500), 4300);
+        assert_eq!(step(&mut c, &mut w, 5000), 4000);
+        assert!(c.adjust.is_none());
+    }
+
+    #[test]
+    fn decision_applies_only_a_sub_mss_remainder_of_the_last_step() {
+        let log = SendLog::default();
+        // (step direction, target, cwnd when the round ends, cwnd the decision judges)
+        for (dir, target, cwnd, judged) in [(-1i8, 9 * M, 9 * M + 500, 9 * M), (1, 11 * M, 9 * M, 9 * M), (1, 11 * M, 11 * M - 1, 11 * M)] {
+            let mut c = cc();
+            c.slow_start = false;
+            let mut w = win(cwnd);
+            c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+            c.adjust = Some(Adjust { dir, target, over: 10 * M, acc: 0 });
+            for k in 0..9u64 {
+                c.on_send(SEC0, k * M as u64, M, false);
+            }
+            let mut cam = CamTrace::default();
+            let mut s = sample(SEC0 + 100 * MS, M as u64, None);
+            s.bytes_acked = 0;
+            c.on_ack(&mut w, &s, &view(&log, SEC0, 0), Some(&mut cam));
+            let segs = (judged / M) as f64;
+            assert!((cam.expected_bps[0] - segs * M as f64 / 0.1).abs() < 1e-6, "{dir} {target} {cwnd}: {}", cam.expected_bps[0]);
+        }
+    }
+
+    #[test]
+    fn segment_sent_at_the_instant_of_the_last_decrease_does_not_decrease_again() {
+        // 000 §4.5: decrease only for segments sent *after* the last decrease. Segment 0 left
+        // at t = 0; a decrease at t = 0 makes its retransmission leave the window alone.
+        let (mut c, log, mut w) = loaded();
+        c.last_decrease = Some(0);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.loss_decreases, 0);
+        assert_eq!(w.ssthresh, 65535);
+        assert_eq!(w.cwnd, 11 * M, "window kept, plus one MSS for the duplicate");
+        assert_eq!(c.vegas_retransmits, 1);
+        // Segment 1 left at 1 ms, after that decrease: 10 → 7 segments (+1 for the duplicate).
+        let (mut c, mut log, mut w) = loaded();
+        c.last_decrease = Some(0);
+        log.ack(300 * MS, 1 + M as u64);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 302 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.loss_decreases, 1);
+        assert_eq!(w.ssthresh, 7 * M);
+        assert_eq!(w.cwnd, 8 * M);
+    }
+
+    #[test]
+    fn vegas_retransmits_counts_each_retransmission_decided_here() {
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.vegas_retransmits, 0);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.vegas_retransmits, 1);
+        log.on_send(301 * MS, 1, 1 + M as u64);
+        c.on_send(301 * MS, 0, M, true);
+        log.ack(400 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.vegas_retransmits, 2);
+        assert_eq!(c.loss_decreases, 1);
+    }
+
+    #[test]
+    fn only_the_first_two_non_duplicate_acks_after_a_retransmission_are_checked() {
+        // A third-duplicate retransmission at 250 ms (fine timer not expired: RTO 300 ms).
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 250 * MS, 3)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.checks_left, 2);
+        log.on_send(250 * MS, 1, 1 + M as u64);
+        c.on_send(250 * MS, 0, M, true);
+        // 1st and 2nd non-duplicate ACKs: the oldest segments (sent at 1 and 2 ms) have not
+        // expired at 260 / 270 ms.
+        log.ack(260 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 260 * MS, 0)), CcVerdict::Continue);
+        assert_eq!(c.checks_left, 1);
+        log.ack(270 * MS, 1 + 2 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 270 * MS, 0)), CcVerdict::Continue);
+        assert_eq!(c.checks_left, 0);
+        // 3rd: segment 2 (sent at 2 ms) has expired at 400 ms, but it is not checked.
+        log.ack(280 * MS, 1 + 3 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::Continue);
+        assert_eq!(c.checks_left, 0);
+        assert_eq!(c.vegas_retransmits, 1);
+        // Whereas the 2nd check does retransmit an expired segment.
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 250 * MS, 3)), CcVerdict::RetransmitOldest);
+        log.on_send(250 * MS, 1, 1 + M as u64);
+        c.on_send(250 * MS, 0, M, true);
+        log.ack(260 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 260 * MS, 0)), CcVerdict::Continue);
+        log.ack(270 * MS, 1 + 2 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::RetransmitOldest);
+    }
+
+    #[test]
+    fn an_ack_covering_a_retransmitted_byte_gives_no_fine_sample() {
+        // Karn per segment: bytes 0..1000 were retransmitted; the ACK that first covers them
+        // (snd_una 0 → 1000) gives no sample even if the send log offers one; the next ACK does.
+        let log = SendLog::default();
+        let mut c = cc();
+        let mut w = win(10 * M);
+        c.on_send(0, 0, M, false);
+        c.on_send(MS, M as u64, M, false);
+        c.on_send(500 * MS, 0, M, true);
+        c.on_ack(&mut w, &sample(600 * MS, M as u64, Some(100 * MS)), &view(&log, 600 * MS, 0), None);
+        assert_eq!(c.fine_rto(), None);
+        assert_eq!(c.base_rtt, None);
+        c.on_ack(&mut w, &sample(601 * MS, 2 * M as u64, Some(120 * MS)), &view(&log, 601 * MS, 0), None);
+        // First sample 120 ms: srtt 120, rttvar 60 → RTO 120 + 240 = 360 ms.
+        assert_eq!(c.fine_rto(), Some(360 * MS));
+        assert_eq!(c.base_rtt, Some(120 * MS));
+    }
+
+    #[test]
+    fn vegas_recovery_passes_every_decision_to_the_cc() {
+        use crate::recovery::LossRecovery;
+        let mut r = VegasRecovery;
+        assert_eq!(r.name(), "vegas");
+        assert!(!r.in_recovery());
+        let mut c = cc();
+        let mut w = win(10 * M);
+        let mut ctx = RecoveryCtx { now: SEC0, w: &mut w, cc: &mut c, snd_una: 0, snd_nxt: 10 * M as u64, snd_max: 10 * M as u64, snd_wnd: 65535, dupacks: 3, dupack_threshold: 3, sack: &[] };
+        let o = r.on_dupack(&mut ctx);
+        assert_eq!((o.retransmit, o.entered, o.fast_retransmit, o.allow_growth), (None, false, false, false));
+        let o = r.on_ack(&mut ctx, M as u64);
+        assert!(o.allow_growth, "Vegas' own window rules run on every ACK");
+        assert_eq!((o.retransmit, o.exited), (None, false));
+        r.on_timeout(&mut ctx);
+        assert!(!r.in_recovery());
+        assert_eq!(w, win(10 * M), "the recovery never touches the window");
+    }
+
     // ---- Vegas* (000 §4.4, reading 11) ----
 
     /// Vegas* at the start of a slow-start *growth* epoch that began with `segs` segments of
