@@ -221,4 +221,17 @@ mod tests {
         assert_eq!(build(CcKind::Vegas(VegasParams { star: true, ..Default::default() }), 1).name(), "vegas-star");
         assert_eq!(build(CcKind::Reno { extra_eighth: false, halve_flight: false }, 1).name(), "reno");
     }
+
+    #[test]
+    fn window_based_ccs_keep_no_real_window_pacing_or_timer() {
+        // The trait's defaults: not paced, no CC deadline, no real-valued window. Reno and
+        // plain Vegas rely on them (the endpoint would otherwise hold sends or arm timers).
+        let reno = RenoCc { extra_eighth: false, halve_flight: false };
+        let vegas = VegasCc::new(VegasParams::default());
+        for cc in [&reno as &dyn CongestionControl, &vegas] {
+            assert_eq!(cc.pacing_release(), None, "{}", cc.name());
+            assert_eq!(cc.next_timer(), None, "{}", cc.name());
+            assert_eq!(cc.real_cwnd(), None, "{}", cc.name());
+        }
+    }
 }
