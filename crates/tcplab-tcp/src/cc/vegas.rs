@@ -861,6 +861,18 @@ mod tests {
             assert!((cam.diff_buffers[0] - diff).abs() < 1e-9, "avg {avg}: {}", cam.diff_buffers[0]);
             assert_eq!(cam.decision[0], dec, "avg {avg}");
         }
+        // With avg_rtt but no fine sample in the round, the distinguished segment's RTT (120 ms).
+        let log = SendLog::default();
+        let mut c = VegasCc::new(VegasParams::default());
+        c.slow_start = false;
+        let mut w = win(10 * M);
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        for k in 0..10u64 {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(&mut w, &sample(SEC0 + 120 * MS, M as u64, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert!((cam.actual_bps[0] - 10_000.0 / 0.12).abs() < 1e-6, "{}", cam.actual_bps[0]);
     }
 
     #[test]
@@ -961,7 +973,16 @@ mod tests {
     fn decision_applies_only_a_sub_mss_remainder_of_the_last_step() {
         let log = SendLog::default();
         // (step direction, target, cwnd when the round ends, cwnd the decision judges)
-        for (dir, target, cwnd, judged) in [(-1i8, 9 * M, 9 * M + 500, 9 * M), (1, 11 * M, 9 * M, 9 * M), (1, 11 * M, 11 * M - 1, 11 * M)] {
+        // Applied: a remainder of 1..MSS−1 bytes. Not applied: exactly one MSS or more (the step
+        // had hardly begun). (A window at or past the target cannot get here: the ACK's own
+        // step clamps it to the target and ends the adjustment first.)
+        for (dir, target, cwnd, judged) in [
+            (-1i8, 9 * M, 9 * M + 500, 9 * M),
+            (1, 11 * M, 11 * M - 1, 11 * M),
+            (1, 11 * M, 9 * M, 9 * M),
+            (1, 11 * M, 10 * M, 10 * M),
+            (-1, 9 * M, 10 * M, 10 * M),
+        ] {
             let mut c = cc();
             c.slow_start = false;
             let mut w = win(cwnd);
