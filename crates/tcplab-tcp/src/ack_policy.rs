@@ -134,3 +134,50 @@ impl AckState {
         self.delack_deadline = None;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MS;
+
+    /// LBL receiver with a 1000-byte receive buffer: the first 2000 bytes (two receive windows)
+    /// are ACKed at once, later in-order data as BSD delayed ACKs (threshold 2000 B).
+    fn lbl_after_two_windows(rtt: Option<Nanos>) -> AckState {
+        let mut a = AckState::new(AckPolicy::Lbl);
+        for k in 0..2u64 {
+            a.on_data(k * MS, Arrival::InOrder { len: 1000 }, 1000, 2000, 1000, rtt, None);
+            assert!(a.ack_now, "segment {k} within two receive windows: immediate ACK");
+            a.on_ack_sent();
+        }
+        a.on_data(2 * MS, Arrival::InOrder { len: 1000 }, 1000, 2000, 1000, rtt, None);
+        assert!(!a.ack_now && a.delack, "past two receive windows: delayed");
+        a
+    }
+
+    #[test]
+    fn lbl_idle_test_uses_200ms_before_any_rtt_and_is_strict() {
+        // Seed 002 fn. 4: immediate ACKs again after the sender idled *more than* an RTT; with no
+        // RTT measured yet the receiver takes 200 ms. Last arrival at 2 ms.
+        let mut a = lbl_after_two_windows(None);
+        a.on_data(202 * MS, Arrival::InOrder { len: 1000 }, 1000, 2000, 1000, None, None);
+        assert!(a.ack_now, "a gap of exactly 200 ms is not idle, but 2000 B are due");
+        let mut a = lbl_after_two_windows(None);
+        a.on_ack_sent();
+        a.on_data(202 * MS, Arrival::InOrder { len: 500 }, 500, 2000, 1000, None, None);
+        assert!(!a.ack_now, "gap of exactly 200 ms: still delayed");
+        let mut a = lbl_after_two_windows(None);
+        a.on_ack_sent();
+        a.on_data(202 * MS + 1, Arrival::InOrder { len: 500 }, 500, 2000, 1000, None, None);
+        assert!(a.ack_now, "gap over 200 ms: immediate again");
+        // A measured RTT of 50 ms replaces the 200 ms.
+        let mut a = lbl_after_two_windows(Some(50 * MS));
+        a.on_ack_sent();
+        a.on_data(52 * MS + 1, Arrival::InOrder { len: 500 }, 500, 2000, 1000, Some(50 * MS), None);
+        assert!(a.ack_now);
+        let mut a = lbl_after_two_windows(Some(50 * MS));
+        a.on_ack_sent();
+        a.on_data(52 * MS, Arrival::InOrder { len: 500 }, 500, 2000, 1000, Some(50 * MS), None);
+        assert!(!a.ack_now);
+    }
+}
+

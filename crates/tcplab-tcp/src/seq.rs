@@ -58,4 +58,22 @@ mod tests {
         // Half the space apart minus one: still ordered by the signed difference.
         assert!(seq_lt(0, (1 << 31) - 1) && seq_gt((1 << 31) - 1, 0));
     }
+
+    #[test]
+    fn strict_and_non_strict_differ_only_at_equality() {
+        // Every comparison, on a < b, a == b, a > b (and across the wrap), exactly as RFC 793.
+        for (a, b) in [(5u32, 9u32), (u32::MAX - 1, 2)] {
+            assert_eq!((seq_lt(a, b), seq_leq(a, b), seq_gt(a, b), seq_geq(a, b)), (true, true, false, false), "{a} < {b}");
+            assert_eq!((seq_lt(b, a), seq_leq(b, a), seq_gt(b, a), seq_geq(b, a)), (false, false, true, true), "{b} > {a}");
+            assert_eq!((seq_lt(a, a), seq_leq(a, a), seq_gt(a, a), seq_geq(a, a)), (false, true, false, true), "{a} = {a}");
+        }
+    }
+
+    #[test]
+    fn unwrap_at_zero_and_the_reference_itself() {
+        assert_eq!(unwrap(10, 10, 0), Some(0));
+        assert_eq!(unwrap(10, 10, 77), Some(77));
+        assert_eq!(unwrap(9, 10, 0), None);
+        assert_eq!(unwrap(11, 10, 0), Some(1));
+    }
 }

@@ -185,3 +185,53 @@ pub fn recovery_for(kind: crate::config::CcKind) -> Option<Box<dyn crate::recove
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CcKind, VegasParams};
+
+    #[test]
+    fn slow_start_while_cwnd_at_most_ssthresh() {
+        // 4.4BSD tcp_input: the linear increase applies only when cw > snd_ssthresh.
+        let w = |cwnd| CcWindow { cwnd, ssthresh: 8000, mss: 1000, max_cwnd: 65535 };
+        assert!(w(7999).in_slow_start());
+        assert!(w(8000).in_slow_start());
+        assert!(!w(8001).in_slow_start());
+    }
+
+    #[test]
+    fn vegas_coarse_timeout_ssthresh_is_bsd_halving() {
+        // Vegas keeps Reno's coarse timeout (000 §4.5): ssthresh = min(cwnd, snd_wnd)/2 in whole
+        // segments, at least two — the trait's default, which Vegas does not override.
+        let mut v = VegasCc::new(VegasParams::default());
+        let w = |cwnd| CcWindow { cwnd, ssthresh: 65535, mss: 1000, max_cwnd: 65535 };
+        assert_eq!(v.ssthresh(&w(10_000), 10_000, 65535, LossEvent::Timeout), 5000);
+        assert_eq!(v.ssthresh(&w(10_999), 10_999, 65535, LossEvent::Timeout), 5000);
+        assert_eq!(v.ssthresh(&w(10_000), 10_000, 6000, LossEvent::Timeout), 3000, "peer window bounds it");
+        assert_eq!(v.ssthresh(&w(3000), 3000, 65535, LossEvent::Timeout), 2000, "never below two segments");
+    }
+
+    #[test]
+    fn recovery_for_vegas_is_the_pass_through() {
+        let r = recovery_for(CcKind::Vegas(VegasParams::default())).expect("Vegas insists on its recovery");
+        assert_eq!(r.name(), "vegas");
+        assert!(!r.in_recovery());
+        assert!(recovery_for(CcKind::Reno { extra_eighth: false, halve_flight: false }).is_none());
+        assert_eq!(build(CcKind::Vegas(VegasParams { star: true, ..Default::default() }), 1).name(), "vegas-star");
+        assert_eq!(build(CcKind::Reno { extra_eighth: false, halve_flight: false }, 1).name(), "reno");
+    }
+
+    #[test]
+    fn window_based_ccs_keep_no_real_window_pacing_or_timer() {
+        // The trait's defaults: not paced, no CC deadline, no real-valued window. Reno and
+        // plain Vegas rely on them (the endpoint would otherwise hold sends or arm timers).
+        let reno = RenoCc { extra_eighth: false, halve_flight: false };
+        let vegas = VegasCc::new(VegasParams::default());
+        for cc in [&reno as &dyn CongestionControl, &vegas] {
+            assert_eq!(cc.pacing_release(), None, "{}", cc.name());
+            assert_eq!(cc.next_timer(), None, "{}", cc.name());
+            assert_eq!(cc.real_cwnd(), None, "{}", cc.name());
+        }
+    }
+}

@@ -62,14 +62,31 @@
 //! 9. The 1st/2nd non-duplicate ACK check applies after any retransmission (Vegas, fast, coarse).
 //! 10. A coarse timeout is Reno's: ssthresh = half the window (BSD), cwnd = 1 MSS, Vegas slow
 //!     start; the time of the retransmission counts as a decrease.
-//! 11. Vegas* (000 §4.4): the available bandwidth is estimated from the ACKs of four consecutive
-//!     segments (three spacings) acknowledged during a slow-start growth epoch once the window
-//!     holds at least four segments, and only from segments that queued behind one another at
-//!     the bottleneck (each sent less than its ACK gap after its predecessor — otherwise the
-//!     spacing measures the sender's idle time between ACK trains); ssthresh = estimate × BaseRTT (whole segments, ≥ 2). Each
-//!     ACK of a growth epoch schedules the +1 MSS at now + (ACKs expected this RTT) × (MSS /
-//!     estimate) instead of applying it at once (the thesis' 5 ms × 4 = 20 ms example). Until an
-//!     estimate exists, increases are immediate as in Vegas.
+//! 11. Vegas* (000 §4.4, Fig 4.7 and its text): "it uses the average spacing between four
+//!     segments sent during the slow-start period rather than the spacing from two segments [...]
+//!     the average of three values". The four segments are the first four new segments sent in
+//!     a slow-start *growth* epoch (one that starts with at least two segments of window, so
+//!     that four fit in it): each ACK of a growth epoch releases two segments back to back, so
+//!     these four queue behind one another at the bottleneck and their ACKs come back spaced by
+//!     its service time, as Keshav's packet pair does. The estimate is the bytes acknowledged
+//!     between the ACK that first covers the first probe segment and the ACK that covers the
+//!     fourth, over the time between those ACKs (with an ACK per segment: three segments over
+//!     three spacings). The threshold window is "set [...] with an appropriate value" from it:
+//!     ssthresh = estimate × BaseRTT, in whole segments, at least 2 (the window whose sending
+//!     rate "equals the available bandwidth"). A probe is abandoned if its epoch ends before
+//!     the four are sent, if a retransmission comes in between, if one ACK covers the first and
+//!     the fourth, or on a coarse timeout. A new probe is taken in every growth epoch (the thesis'
+//!     "the available bandwidth estimate is currently ..."), the latest estimate wins. Each ACK
+//!     of a growth epoch schedules its +1 MSS at now + (ACKs expected this RTT) × (MSS /
+//!     estimate) instead of applying it at once (the thesis' 5 ms × 4 = 20 ms example); the ACKs
+//!     expected are the window, in segments, at the start of the epoch (one ACK per segment).
+//!     Until an estimate exists, increases are immediate as in Vegas. Slow start ends when the
+//!     window reaches the threshold (decided at the end of the epoch, as for a timeout's
+//!     threshold) or on Vegas' γ test, whichever comes first.
+//!     Deviations: the thesis names neither which four segments nor the formula of the
+//!     threshold; the choice above is ours. (An earlier reading took four ACKs *arriving*
+//!     during a growth epoch; those acknowledge the hold epoch's segments, sent one per ACK and
+//!     split by the idle gap between ACK trains, so it never made an estimate.)
 //!
 //! CAM rows (000 Fig 4.4) are written at every decision: Expected and Actual in bytes/s, Diff in
 //! buffers, α, β and the decision: −1 decrease, 0 hold, +1 increase, 2 slow-start growth next RTT,
@@ -112,6 +129,16 @@ struct Distinguished {
     sent_before: u64,
 }
 
+/// Vegas* probe: the first four new segments sent in a slow-start growth epoch (reading 11).
+#[derive(Clone, Copy, Debug, Default)]
+struct StarProbe {
+    /// One past the last byte of each probe segment sent so far.
+    ends: [u64; 4],
+    sent: usize,
+    /// (time, snd_una) of the ACK that first covered the first probe segment.
+    first_ack: Option<(Nanos, u64)>,
+}
+
 #[derive(Clone, Debug)]
 pub struct VegasCc {
     pub params: VegasParams,
@@ -143,8 +170,7 @@ pub struct VegasCc {
     /// Window decreases caused by retransmissions.
     pub loss_decreases: u64,
     // Vegas*.
-    /// (ACK time, snd_una after it, send time of the acknowledged segment if known).
-    star_acks: VecDeque<(Nanos, u64, Option<Nanos>)>,
+    star_probe: Option<StarProbe>,
     /// Available-bandwidth estimate, bytes/s.
     pub star_bw: Option<f64>,
     star_pending: VecDeque<Nanos>,
@@ -176,7 +202,7 @@ impl VegasCc {
             checks_left: 0,
             vegas_retransmits: 0,
             loss_decreases: 0,
-            star_acks: VecDeque::new(),
+            star_probe: None,
             star_bw: None,
             star_pending: VecDeque::new(),
             epoch_segments: 1,
@@ -218,6 +244,7 @@ impl VegasCc {
             self.adjust = None;
             self.star_pending.clear();
         }
+        self.star_probe = None;
         self.deflate_to = Some(reduced);
         w.cwnd = reduced.saturating_add(dupacks.saturating_mul(w.mss)).min(w.max_cwnd);
         self.retx_in_series = true;
@@ -264,22 +291,32 @@ impl VegasCc {
         let p = self.params;
         let decision;
         if self.slow_start {
+            if self.ss_grow && self.star_probe.is_some_and(|q| q.sent < 4) {
+                // The growth epoch ended before its four probe segments were sent.
+                self.star_probe = None;
+            }
             if w.cwnd >= w.ssthresh {
                 // Reached the threshold window (after a timeout, or Vegas*'s estimate).
                 self.slow_start = false;
                 self.star_pending.clear();
+                self.star_probe = None;
                 decision = DEC_SS_EXIT;
             } else if self.ss_grow {
                 self.ss_grow = false;
                 decision = DEC_HOLD;
-            } else if diff > p.gamma || w.cwnd >= w.ssthresh {
+            } else if diff > p.gamma {
                 self.slow_start = false;
                 self.star_pending.clear();
+                self.star_probe = None;
                 w.ssthresh = w.cwnd;
                 decision = DEC_SS_EXIT;
             } else {
                 self.ss_grow = true;
                 decision = DEC_SS_GROW;
+                // Vegas*: probe the first four segments of this growth epoch if they fit in it.
+                if p.star && w.cwnd / mss >= 2 {
+                    self.star_probe = Some(StarProbe::default());
+                }
             }
             self.epoch_segments = (w.cwnd / w.mss.max(1)).max(1);
         } else if diff < p.alpha {
@@ -297,42 +334,39 @@ impl VegasCc {
         }
     }
 
-    /// Vegas*: bandwidth from the ACKs of four consecutive segments; threshold window from it.
-    /// Only segments that queued behind each other at the bottleneck space their ACKs by its
-    /// rate (the packet-pair principle, 000 Fig 3.6): when a segment left the sender later than
-    /// its predecessor's ACK gap allows (its send gap >= its ACK gap, e.g. the first segment of
-    /// the next ACK train), the ACK spacing measures the sender, not the path, so the four-ACK
-    /// window restarts at that ACK.
-    fn star_on_ack(&mut self, w: &mut CcWindow, now: Nanos, snd_una: u64, sent_at: Option<Nanos>) {
-        if self.epoch_segments < 4 {
-            self.star_acks.clear();
+    /// Vegas*: follow the probe's ACKs; from the ACK that covers its fourth segment, the
+    /// estimate (bytes acknowledged since the ACK that covered the first, over the time between
+    /// the two ACKs) and the threshold window = estimate × BaseRTT (reading 11).
+    fn star_on_ack(&mut self, w: &mut CcWindow, now: Nanos, snd_una: u64) {
+        let Some(mut q) = self.star_probe else { return };
+        if q.sent == 0 {
             return;
         }
-        if let Some(&(prev_ack, _, Some(prev_sent))) = self.star_acks.back() {
-            if let Some(sent) = sent_at {
-                if sent.saturating_sub(prev_sent) >= now.saturating_sub(prev_ack) {
-                    self.star_acks.clear();
+        match q.first_ack {
+            None if snd_una >= q.ends[0] => {
+                if q.sent == 4 && snd_una >= q.ends[3] {
+                    // One ACK covers the first and the fourth segment: no spacing to measure.
+                    self.star_probe = None;
+                    return;
                 }
+                q.first_ack = Some((now, snd_una));
             }
-        }
-        self.star_acks.push_back((now, snd_una, sent_at));
-        while self.star_acks.len() > 4 {
-            self.star_acks.pop_front();
-        }
-        if self.star_acks.len() == 4 {
-            let (t0, a0, _) = self.star_acks[0];
-            let (t3, a3, _) = self.star_acks[3];
-            if t3 > t0 && a3 > a0 {
-                let bw = (a3 - a0) as f64 / ((t3 - t0) as f64 / 1e9);
-                self.star_bw = Some(bw);
-                if let Some(b) = self.base_rtt {
-                    let mss = w.mss.max(1) as f64;
-                    let segs = ((bw * b as f64 / 1e9) / mss).floor().max(2.0);
-                    w.ssthresh = (segs * mss) as u32;
+            Some((t0, a0)) if q.sent == 4 && snd_una >= q.ends[3] => {
+                self.star_probe = None;
+                if now > t0 && snd_una > a0 {
+                    let bw = (snd_una - a0) as f64 / ((now - t0) as f64 / 1e9);
+                    self.star_bw = Some(bw);
+                    if let Some(b) = self.base_rtt {
+                        let mss = w.mss.max(1) as f64;
+                        let segs = ((bw * b as f64 / 1e9) / mss).floor().max(2.0);
+                        w.ssthresh = (segs * mss) as u32;
+                    }
                 }
-                self.star_acks.clear();
+                return;
             }
+            _ => {}
         }
+        self.star_probe = Some(q);
     }
 
     /// One slow-start increase of 1 MSS, capped at the threshold window.
@@ -372,12 +406,12 @@ impl CongestionControl for VegasCc {
             }
             _ => None,
         };
+        if self.slow_start {
+            self.star_on_ack(w, now, s.snd_una);
+        }
         // Window growth of the current epoch (the ACK that ends an epoch belongs to it).
         if self.slow_start {
             if self.ss_grow {
-                if self.params.star {
-                    self.star_on_ack(w, now, s.snd_una, s.fine_rtt.map(|r| now.saturating_sub(r)));
-                }
                 match (self.params.star, self.star_bw) {
                     (true, Some(bw)) if bw > 0.0 => {
                         // 000 §4.4: spread the increase over the expected ACK spacing.
@@ -453,6 +487,19 @@ impl CongestionControl for VegasCc {
             self.timeout_mark = false;
             self.last_decrease = Some(now);
         }
+        if let Some(q) = self.star_probe.as_mut() {
+            if retransmit {
+                // Karn: ACKs that may answer a retransmission do not measure the path.
+                self.star_probe = None;
+            } else if q.sent < 4 && len > 0 {
+                if self.slow_start && self.ss_grow {
+                    q.ends[q.sent] = seq + len as u64;
+                    q.sent += 1;
+                } else {
+                    self.star_probe = None;
+                }
+            }
+        }
         if retransmit {
             self.retx_high = self.retx_high.max(seq + len as u64);
             // Karn: a retransmission spoils the running measurement.
@@ -478,7 +525,7 @@ impl CongestionControl for VegasCc {
         self.retx_in_series = false;
         self.checks_left = 2;
         self.star_pending.clear();
-        self.star_acks.clear();
+        self.star_probe = None;
         self.epoch_segments = 1;
     }
 
@@ -786,15 +833,290 @@ mod tests {
         assert_eq!(c.loss_decreases, 2);
     }
 
+    // ---- Survivors of the mutation check (README, Tests): each asserts one exact behaviour ----
+
+    #[test]
+    fn avg_rtt_divides_by_the_mean_fine_rtt_of_the_round() {
+        // 002 §2.1 (Vegas 0.8): Actual = bytes / the average RTT measured during the round.
+        // cwnd 10 segments, BaseRTT 100 ms; during the distinguished segment's round trip two
+        // fine samples arrive, 140 ms and 100 ms (mean 120 ms); its own RTT is 100 ms.
+        for (avg, actual, diff, dec) in [(true, 10_000.0 / 0.12, 10.0 * (1.0 - 100.0 / 120.0), DEC_HOLD), (false, 100_000.0, 0.0, DEC_INCREASE)] {
+            let log = SendLog::default();
+            let mut c = VegasCc::new(VegasParams { avg_rtt: avg, ..Default::default() });
+            c.slow_start = false;
+            let mut w = win(10 * M);
+            c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+            for k in 0..10u64 {
+                c.on_send(SEC0, k * M as u64, M, false);
+            }
+            let mut cam = CamTrace::default();
+            // An ACK of older data (snd_una below the distinguished segment) with a 140 ms sample.
+            let mut s = sample(SEC0 + 50 * MS, 0, Some(140 * MS));
+            s.bytes_acked = 0;
+            c.on_ack(&mut w, &s, &view(&log, SEC0 + 50 * MS, 0), Some(&mut cam));
+            assert_eq!(cam.len(), 0, "an ACK below the distinguished segment does not decide");
+            c.on_ack(&mut w, &sample(SEC0 + 100 * MS, M as u64, Some(100 * MS)), &view(&log, SEC0 + 100 * MS, 0), Some(&mut cam));
+            assert_eq!(cam.len(), 1);
+            assert!((cam.actual_bps[0] - actual).abs() < 1e-6, "avg {avg}: {}", cam.actual_bps[0]);
+            assert!((cam.diff_buffers[0] - diff).abs() < 1e-9, "avg {avg}: {}", cam.diff_buffers[0]);
+            assert_eq!(cam.decision[0], dec, "avg {avg}");
+        }
+        // With avg_rtt but no fine sample in the round, the distinguished segment's RTT (120 ms).
+        let log = SendLog::default();
+        let mut c = VegasCc::new(VegasParams::default());
+        c.slow_start = false;
+        let mut w = win(10 * M);
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        for k in 0..10u64 {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(&mut w, &sample(SEC0 + 120 * MS, M as u64, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert!((cam.actual_bps[0] - 10_000.0 / 0.12).abs() < 1e-6, "{}", cam.actual_bps[0]);
+    }
+
+    #[test]
+    fn ack_short_of_the_distinguished_segment_does_not_decide() {
+        // The distinguished segment is bytes 0..1000: an ACK to 999 leaves the round running,
+        // the ACK to exactly 1000 ends it.
+        let log = SendLog::default();
+        let mut c = cc();
+        c.slow_start = false;
+        let mut w = win(10 * M);
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        for k in 0..10u64 {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(&mut w, &sample(SEC0 + 100 * MS, M as u64 - 1, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert_eq!(cam.len(), 0);
+        c.on_ack(&mut w, &sample(SEC0 + 120 * MS, M as u64, None), &view(&log, SEC0, 0), Some(&mut cam));
+        assert_eq!(cam.len(), 1);
+        assert_eq!(cam.t[0], SEC0 + 120 * MS);
+        // RTT 120 ms → Diff 10·(1 − 100/120) = 1.667: hold.
+        assert!((cam.diff_buffers[0] - 10.0 / 6.0).abs() < 1e-9);
+    }
+
+    /// One slow-start round (not yet a growth epoch): BaseRTT `base`, RTT `rtt`, `segs` sent.
+    fn ss_round(w: &mut CcWindow, base: Nanos, rtt: Nanos, segs: u64) -> (CamTrace, VegasCc) {
+        let log = SendLog::default();
+        let mut c = cc();
+        c.on_ack(w, &sample(0, 0, Some(base)), &view(&log, 0, 0), None);
+        for k in 0..segs {
+            c.on_send(SEC0, k * M as u64, M, false);
+        }
+        let mut cam = CamTrace::default();
+        c.on_ack(w, &sample(SEC0 + rtt, M as u64, None), &view(&log, SEC0 + rtt, 0), Some(&mut cam));
+        (cam, c)
+    }
+
+    #[test]
+    fn gamma_is_strict() {
+        // cwnd 5 segments, BaseRTT 100 ms: Diff = 5·(1 − 100/125) = 1.0 exactly = γ → grow;
+        // at 130 ms Diff = 1.154 > γ → leave slow start with ssthresh = cwnd.
+        let mut w = win(5 * M);
+        let (cam, c) = ss_round(&mut w, 100 * MS, 125 * MS, 5);
+        assert_eq!(cam.diff_buffers[0], 1.0);
+        assert_eq!(cam.decision[0], DEC_SS_GROW);
+        assert!(c.slow_start && c.ss_grow);
+        assert_eq!(w.ssthresh, 65535);
+        let mut w = win(5 * M);
+        let (cam, c) = ss_round(&mut w, 100 * MS, 130 * MS, 5);
+        assert_eq!(cam.decision[0], DEC_SS_EXIT);
+        assert!(!c.slow_start);
+        assert_eq!(w.ssthresh, 5 * M);
+    }
+
+    #[test]
+    fn linear_steps_follow_the_bytes_of_uneven_acks() {
+        // Increase decided at 10 segments: each ACK adds MSS × bytes_acked / 10 000 B, the
+        // remainder carried: 3000 B → +300, 1500 B → +150, 333 B → +33 (rem 3 000 000 − ...),
+        // 4167 B → the rest, capped at the target 11 000.
+        let mut w = win(10 * M);
+        let (cam, mut c) = round(&mut w, 100 * MS, 105 * MS, 10);
+        assert_eq!(cam.decision[0], DEC_INCREASE);
+        let log = SendLog::default();
+        let mut una = 2 * M as u64;
+        let mut step = |c: &mut VegasCc, w: &mut CcWindow, bytes: u32| {
+            una += bytes as u64;
+            let mut s = sample(2 * SEC0, una, None);
+            s.bytes_acked = bytes;
+            c.on_ack(w, &s, &view(&log, 2 * SEC0, 0), None);
+            w.cwnd
+        };
+        assert_eq!(step(&mut c, &mut w, 3000), 10_300);
+        assert_eq!(step(&mut c, &mut w, 1500), 10_450);
+        assert_eq!(step(&mut c, &mut w, 333), 10_483);
+        // 333 000 − 33·10 000 = 3000 carried; 67 B → 67 000 + 3000 = 70 000 → +7 exactly.
+        assert_eq!(step(&mut c, &mut w, 67), 10_490);
+        assert_eq!(step(&mut c, &mut w, 9000), 11_000);
+        assert_eq!(step(&mut c, &mut w, 9000), 11_000, "stops at the target");
+        // Decrease decided at 5 segments (RTT 1 s): 1000 B → −200, 2500 B → −500, then capped at 4000.
+        let mut w = win(5 * M);
+        let (cam, mut c) = round(&mut w, 100 * MS, SEC0, 5);
+        assert_eq!(cam.decision[0], DEC_DECREASE);
+        let mut una = 2 * M as u64;
+        let mut step = |c: &mut VegasCc, w: &mut CcWindow, bytes: u32| {
+            una += bytes as u64;
+            let mut s = sample(3 * SEC0, una, None);
+            s.bytes_acked = bytes;
+            c.on_ack(w, &s, &view(&log, 3 * SEC0, 0), None);
+            w.cwnd
+        };
+        assert_eq!(step(&mut c, &mut w, 1000), 4800);
+        assert_eq!(step(&mut c, &mut w, 2500), 4300);
+        assert_eq!(step(&mut c, &mut w, 5000), 4000);
+        assert!(c.adjust.is_none());
+    }
+
+    #[test]
+    fn decision_applies_only_a_sub_mss_remainder_of_the_last_step() {
+        let log = SendLog::default();
+        // (step direction, target, cwnd when the round ends, cwnd the decision judges)
+        // Applied: a remainder of 1..MSS−1 bytes. Not applied: exactly one MSS or more (the step
+        // had hardly begun). (A window at or past the target cannot get here: the ACK's own
+        // step clamps it to the target and ends the adjustment first.)
+        for (dir, target, cwnd, judged) in [
+            (-1i8, 9 * M, 9 * M + 500, 9 * M),
+            (1, 11 * M, 11 * M - 1, 11 * M),
+            (1, 11 * M, 9 * M, 9 * M),
+            (1, 11 * M, 10 * M, 10 * M),
+            (-1, 9 * M, 10 * M, 10 * M),
+        ] {
+            let mut c = cc();
+            c.slow_start = false;
+            let mut w = win(cwnd);
+            c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+            c.adjust = Some(Adjust { dir, target, over: 10 * M, acc: 0 });
+            for k in 0..9u64 {
+                c.on_send(SEC0, k * M as u64, M, false);
+            }
+            let mut cam = CamTrace::default();
+            let mut s = sample(SEC0 + 100 * MS, M as u64, None);
+            s.bytes_acked = 0;
+            c.on_ack(&mut w, &s, &view(&log, SEC0, 0), Some(&mut cam));
+            let segs = (judged / M) as f64;
+            assert!((cam.expected_bps[0] - segs * M as f64 / 0.1).abs() < 1e-6, "{dir} {target} {cwnd}: {}", cam.expected_bps[0]);
+        }
+    }
+
+    #[test]
+    fn segment_sent_at_the_instant_of_the_last_decrease_does_not_decrease_again() {
+        // 000 §4.5: decrease only for segments sent *after* the last decrease. Segment 0 left
+        // at t = 0; a decrease at t = 0 makes its retransmission leave the window alone.
+        let (mut c, log, mut w) = loaded();
+        c.last_decrease = Some(0);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.loss_decreases, 0);
+        assert_eq!(w.ssthresh, 65535);
+        assert_eq!(w.cwnd, 11 * M, "window kept, plus one MSS for the duplicate");
+        assert_eq!(c.vegas_retransmits, 1);
+        // Segment 1 left at 1 ms, after that decrease: 10 → 7 segments (+1 for the duplicate).
+        let (mut c, mut log, mut w) = loaded();
+        c.last_decrease = Some(0);
+        log.ack(300 * MS, 1 + M as u64);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 302 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.loss_decreases, 1);
+        assert_eq!(w.ssthresh, 7 * M);
+        assert_eq!(w.cwnd, 8 * M);
+    }
+
+    #[test]
+    fn vegas_retransmits_counts_each_retransmission_decided_here() {
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.vegas_retransmits, 0);
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 301 * MS, 1)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.vegas_retransmits, 1);
+        log.on_send(301 * MS, 1, 1 + M as u64);
+        c.on_send(301 * MS, 0, M, true);
+        log.ack(400 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.vegas_retransmits, 2);
+        assert_eq!(c.loss_decreases, 1);
+    }
+
+    #[test]
+    fn only_the_first_two_non_duplicate_acks_after_a_retransmission_are_checked() {
+        // A third-duplicate retransmission at 250 ms (fine timer not expired: RTO 300 ms).
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 250 * MS, 3)), CcVerdict::RetransmitOldest);
+        assert_eq!(c.checks_left, 2);
+        log.on_send(250 * MS, 1, 1 + M as u64);
+        c.on_send(250 * MS, 0, M, true);
+        // 1st and 2nd non-duplicate ACKs: the oldest segments (sent at 1 and 2 ms) have not
+        // expired at 260 / 270 ms.
+        log.ack(260 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 260 * MS, 0)), CcVerdict::Continue);
+        assert_eq!(c.checks_left, 1);
+        log.ack(270 * MS, 1 + 2 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 270 * MS, 0)), CcVerdict::Continue);
+        assert_eq!(c.checks_left, 0);
+        // 3rd: segment 2 (sent at 2 ms) has expired at 400 ms, but it is not checked.
+        log.ack(280 * MS, 1 + 3 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::Continue);
+        assert_eq!(c.checks_left, 0);
+        assert_eq!(c.vegas_retransmits, 1);
+        // Whereas the 2nd check does retransmit an expired segment.
+        let (mut c, mut log, mut w) = loaded();
+        assert_eq!(c.on_dupack(&mut w, &view(&log, 250 * MS, 3)), CcVerdict::RetransmitOldest);
+        log.on_send(250 * MS, 1, 1 + M as u64);
+        c.on_send(250 * MS, 0, M, true);
+        log.ack(260 * MS, 1 + M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 260 * MS, 0)), CcVerdict::Continue);
+        log.ack(270 * MS, 1 + 2 * M as u64);
+        assert_eq!(c.on_ack_check(&mut w, &view(&log, 400 * MS, 0)), CcVerdict::RetransmitOldest);
+    }
+
+    #[test]
+    fn an_ack_covering_a_retransmitted_byte_gives_no_fine_sample() {
+        // Karn per segment: bytes 0..1000 were retransmitted; the ACK that first covers them
+        // (snd_una 0 → 1000) gives no sample even if the send log offers one; the next ACK does.
+        let log = SendLog::default();
+        let mut c = cc();
+        let mut w = win(10 * M);
+        c.on_send(0, 0, M, false);
+        c.on_send(MS, M as u64, M, false);
+        c.on_send(500 * MS, 0, M, true);
+        c.on_ack(&mut w, &sample(600 * MS, M as u64, Some(100 * MS)), &view(&log, 600 * MS, 0), None);
+        assert_eq!(c.fine_rto(), None);
+        assert_eq!(c.base_rtt, None);
+        c.on_ack(&mut w, &sample(601 * MS, 2 * M as u64, Some(120 * MS)), &view(&log, 601 * MS, 0), None);
+        // First sample 120 ms: srtt 120, rttvar 60 → RTO 120 + 240 = 360 ms.
+        assert_eq!(c.fine_rto(), Some(360 * MS));
+        assert_eq!(c.base_rtt, Some(120 * MS));
+    }
+
+    #[test]
+    fn vegas_recovery_passes_every_decision_to_the_cc() {
+        use crate::recovery::LossRecovery;
+        let mut r = VegasRecovery;
+        assert_eq!(r.name(), "vegas");
+        assert!(!r.in_recovery());
+        let mut c = cc();
+        let mut w = win(10 * M);
+        let mut ctx = RecoveryCtx { now: SEC0, w: &mut w, cc: &mut c, snd_una: 0, snd_nxt: 10 * M as u64, snd_max: 10 * M as u64, snd_wnd: 65535, dupacks: 3, dupack_threshold: 3, sack: &[] };
+        let o = r.on_dupack(&mut ctx);
+        assert_eq!((o.retransmit, o.entered, o.fast_retransmit, o.allow_growth), (None, false, false, false));
+        let o = r.on_ack(&mut ctx, M as u64);
+        assert!(o.allow_growth, "Vegas' own window rules run on every ACK");
+        assert_eq!((o.retransmit, o.exited), (None, false));
+        r.on_timeout(&mut ctx);
+        assert!(!r.in_recovery());
+        assert_eq!(w, win(10 * M), "the recovery never touches the window");
+    }
+
     // ---- Vegas* (000 §4.4, reading 11) ----
 
-    /// Vegas* in a slow-start *growth* epoch that started with `segs` segments of window,
-    /// BaseRTT `base`.
+    /// Vegas* at the start of a slow-start *growth* epoch that began with `segs` segments of
+    /// window, BaseRTT `base`, a probe armed (as `decide` arms it).
     fn star(base: Nanos, segs: u32) -> (VegasCc, CcWindow) {
         let mut c = VegasCc::new(VegasParams { avg_rtt: false, star: true, ..Default::default() });
         c.base_rtt = Some(base);
         c.ss_grow = true;
         c.epoch_segments = segs;
+        c.star_probe = Some(StarProbe::default());
+        // No CAM round running: these tests look at the probe alone.
+        c.want_dist = false;
         (c, win(segs * M))
     }
 
@@ -804,137 +1126,215 @@ mod tests {
         c.on_ack(w, &sample(t, una * M as u64, None), &view(&log, t, 0), None);
     }
 
+    /// The four probe segments (0..4) leave back to back at `t`.
+    fn star_send_probe(c: &mut VegasCc, t: Nanos) {
+        for k in 0..4u64 {
+            c.on_send(t + k, k * M as u64, M, false);
+        }
+    }
+
     #[test]
-    fn star_estimate_from_four_acks_sets_ssthresh() {
+    fn star_estimate_from_four_segments_sets_ssthresh() {
         // The thesis' numbers: MSS 1 KB, ACKs 5 ms apart → 200 KB/s; BaseRTT 100 ms.
-        // Four ACKs (three spacings): 3000 B / 15 ms = 200 000 B/s;
+        // ACKs of the four probe segments at 100, 105, 110, 115 ms: 3000 B / 15 ms = 200 000 B/s;
         // ssthresh = 200 000 B/s × 0.1 s = 20 000 B = 20 segments.
         let (mut c, mut w) = star(100 * MS, 4);
         let t0 = SEC0;
+        star_send_probe(&mut c, t0);
+        c.ss_grow = false; // the growth epoch ends; its probe was complete
         for k in 0..3u64 {
-            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
-            assert_eq!(c.star_bw, None, "no estimate before the fourth ACK");
+            star_ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1);
+            assert_eq!(c.star_bw, None, "no estimate before the fourth segment's ACK");
             assert_eq!(w.ssthresh, 65535);
         }
-        star_ack(&mut c, &mut w, t0 + 15 * MS, 4);
-        let bw = c.star_bw.expect("estimate after four ACKs");
-        assert!((bw - 200_000.0).abs() < 1e-6, "{bw}");
+        star_ack(&mut c, &mut w, t0 + 115 * MS, 4);
+        let bw = c.star_bw.expect("estimate after the fourth ACK");
+        assert_eq!(bw, 200_000.0);
+        assert_eq!(w.ssthresh, 20 * M);
+        assert!(c.star_probe.is_none(), "a probe gives one estimate");
+        // A delayed-ACK receiver: one ACK covers segments 1-2 (at 100 ms), the next 3-4
+        // (10 ms later): 2000 B / 10 ms = 200 000 B/s again.
+        let (mut c, mut w) = star(100 * MS, 4);
+        star_send_probe(&mut c, t0);
+        star_ack(&mut c, &mut w, t0 + 100 * MS, 2);
+        star_ack(&mut c, &mut w, t0 + 110 * MS, 4);
+        assert_eq!(c.star_bw, Some(200_000.0));
         assert_eq!(w.ssthresh, 20 * M);
         // Whole segments, rounded down: with BaseRTT 47 ms, 200 000 × 0.047 = 9 400 B → 9 segments.
         let (mut c, mut w) = star(47 * MS, 4);
+        star_send_probe(&mut c, t0);
         for k in 0..4u64 {
-            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+            star_ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1);
         }
         assert_eq!(w.ssthresh, 9 * M);
         // ... and never below 2 segments: 10 ms spacing (100 000 B/s) × 5 ms BaseRTT = 0.5 segment.
         let (mut c, mut w) = star(5 * MS, 4);
+        star_send_probe(&mut c, t0);
         for k in 0..4u64 {
-            star_ack(&mut c, &mut w, t0 + k * 10 * MS, k + 1);
+            star_ack(&mut c, &mut w, t0 + 100 * MS + k * 10 * MS, k + 1);
         }
         assert_eq!(w.ssthresh, 2 * M);
-        // A window below four segments gives no estimate (fewer than four ACKs per RTT).
-        let (mut c, mut w) = star(100 * MS, 3);
-        for k in 0..4u64 {
-            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
-        }
+        // One (stretch) ACK covering the first and the fourth segment: no spacing, no estimate.
+        let (mut c, mut w) = star(100 * MS, 4);
+        star_send_probe(&mut c, t0);
+        star_ack(&mut c, &mut w, t0 + 100 * MS, 4);
         assert_eq!(c.star_bw, None);
+        assert!(c.star_probe.is_none());
         assert_eq!(w.ssthresh, 65535);
-        assert_eq!(w.cwnd, 7 * M, "without an estimate every ACK grows the window at once");
-        assert_eq!(c.next_timer(), None);
     }
 
     #[test]
-    fn star_estimate_ignores_spacing_across_ack_trains() {
-        // Brakmo path shape: a train of ACKs 7.2 ms apart (200 KB/s for 1434-byte segments),
-        // then the next train ~88 ms later. With BaseRTT 100 ms and the first three ACKs of a
-        // train followed by the first of the next, no estimate may come from the idle gap.
-        let (mut c, mut w) = star(100 * MS, 4);
+    fn star_probe_needs_four_segments_of_one_growth_epoch_without_retransmission() {
         let t0 = SEC0;
-        let log = SendLog::default();
-        let ack = |c: &mut VegasCc, w: &mut CcWindow, t: Nanos, una: u64, sent: Nanos| {
-            c.on_ack(w, &sample(t, una * M as u64, Some(t - sent)), &view(&log, t, 0), None);
-        };
-        // Train 1: segments sent back to back at t0 (1 us apart), ACKed 5 ms apart.
+        // The epoch ends (hold) after three probe segments: the fourth does not join the probe.
+        let (mut c, mut w) = star(100 * MS, 4);
         for k in 0..3u64 {
-            ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1, t0 + k * 1_000);
+            c.on_send(t0, k * M as u64, M, false);
         }
-        // First ACK of the next train: its segment left when the first ACK arrived (t0+100 ms),
-        // 100 ms after its predecessor, and its ACK comes 90 ms after the previous ACK.
-        ack(&mut c, &mut w, t0 + 200 * MS, 4, t0 + 100 * MS);
-        assert_eq!(c.star_bw, None, "the idle gap between trains is not a bandwidth sample");
-        // Three more ACKs of that train, 5 ms apart, segments sent back to back: estimate 200 KB/s.
-        for k in 1..4u64 {
-            ack(&mut c, &mut w, t0 + 200 * MS + k * 5 * MS, 4 + k, t0 + 100 * MS + k * 1_000);
+        c.ss_grow = false;
+        c.on_send(t0 + MS, 3 * M as u64, M, false);
+        assert!(c.star_probe.is_none());
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1);
         }
-        let bw = c.star_bw.expect("an estimate from one train");
-        assert!((bw - 200_000.0).abs() < 1e-6, "{bw}");
+        assert_eq!(c.star_bw, None);
+        // A retransmission among the probe's segments abandons it (Karn).
+        let (mut c, mut w) = star(100 * MS, 4);
+        star_send_probe(&mut c, t0);
+        c.on_send(t0 + 50 * MS, 0, M, true);
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1);
+        }
+        assert_eq!(c.star_bw, None);
+        // Zero-length sends (a FIN or window probe without data) are not probe segments.
+        let (mut c, _) = star(100 * MS, 4);
+        c.on_send(t0, 0, 0, false);
+        assert_eq!(c.star_probe.map(|q| q.sent), Some(0));
+        // `decide` arms a probe when a growth epoch starts with at least two segments, and
+        // only for Vegas*: end of a hold epoch with Diff 0 (RTT = BaseRTT).
+        for (star, segs, armed) in [(true, 2, true), (true, 1, false), (false, 4, false)] {
+            let mut c = VegasCc::new(VegasParams { avg_rtt: false, star, ..Default::default() });
+            let mut w = win(segs * M);
+            let log = SendLog::default();
+            c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+            for k in 0..segs as u64 {
+                c.on_send(t0, k * M as u64, M, false);
+            }
+            let mut cam = CamTrace::default();
+            c.on_ack(&mut w, &sample(t0 + 100 * MS, M as u64, None), &view(&log, t0 + 100 * MS, 0), Some(&mut cam));
+            assert_eq!(cam.decision[0], DEC_SS_GROW);
+            assert_eq!(c.star_probe.is_some(), armed, "star {star}, {segs} segments");
+        }
+        // A probe that was not complete when its growth epoch ended is dropped by `decide`.
+        let mut c = VegasCc::new(VegasParams { avg_rtt: false, star: true, ..Default::default() });
+        let mut w = win(4 * M);
+        let log = SendLog::default();
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        c.ss_grow = true;
+        c.star_probe = Some(StarProbe::default());
+        c.on_send(t0, 0, M, false); // distinguished and first probe segment
+        c.on_ack(&mut w, &sample(t0 + 100 * MS, M as u64, None), &view(&log, t0 + 100 * MS, 0), None);
+        assert!(!c.ss_grow);
+        assert!(c.star_probe.is_none());
+    }
+
+    #[test]
+    fn star_estimate_reached_ends_slow_start_at_the_threshold() {
+        // After an estimate of 200 KB/s × 40 ms (ssthresh 8 segments), a growth epoch that
+        // started at 4 segments grows to 8 and stops; the end of the next epoch leaves slow start
+        // with the decision "reached the threshold window" and keeps ssthresh = 8 segments.
+        let (mut c, mut w) = star(40 * MS, 4);
+        let t0 = SEC0;
+        star_send_probe(&mut c, t0);
+        // The probe's ACKs come in the next (hold) epoch: the window does not move.
+        c.ss_grow = false;
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + 40 * MS + k * 5 * MS, k + 1);
+        }
+        assert_eq!(w.ssthresh, 8 * M);
+        assert_eq!(w.cwnd, 4 * M);
+        // Next growth epoch: four ACKs, each scheduling its increase.
+        c.ss_grow = true;
+        for k in 0..4u64 {
+            star_ack(&mut c, &mut w, t0 + 80 * MS + k * 5 * MS, 5 + k);
+        }
+        assert_eq!(w.cwnd, 4 * M);
+        let fired: Vec<Nanos> = std::iter::from_fn(|| {
+            let t = c.next_timer()?;
+            c.on_timer(t, &mut w);
+            Some(t)
+        })
+        .collect();
+        assert_eq!(fired.len(), 4, "each of the four ACKs scheduled its increase");
+        assert_eq!(w.cwnd, 8 * M);
+        let log = SendLog::default();
+        c.ss_grow = false;
+        c.want_dist = true;
+        c.on_send(t0 + SEC0, 10 * M as u64, M, false);
+        let mut cam = CamTrace::default();
+        c.on_ack(&mut w, &sample(t0 + SEC0 + 40 * MS, 11 * M as u64, None), &view(&log, t0 + SEC0, 0), Some(&mut cam));
+        assert_eq!(cam.decision[0], DEC_SS_EXIT);
+        assert!(!c.slow_start);
+        assert_eq!(w.ssthresh, 8 * M);
     }
 
     #[test]
     fn star_increases_are_scheduled_at_the_expected_ack_spacing() {
-        // Epoch of 4 segments, ACKs 5 ms apart from t0 (200 KB/s), BaseRTT 40 ms →
-        // ssthresh = 200 000 × 0.04 = 8 000 B = 8 segments.
+        // Estimate 200 KB/s (5 ms per 1 KB segment), ssthresh 8 segments (BaseRTT 40 ms); the
+        // next growth epoch starts at 4 segments: each ACK schedules its +1 MSS 4 ACKs × 5 ms =
+        // 20 ms later (the thesis' "5×4" example) instead of growing at once.
         let (mut c, mut w) = star(40 * MS, 4);
+        c.star_probe = None;
+        c.star_bw = Some(200_000.0);
+        w.ssthresh = 8 * M;
         let t0 = SEC0;
-        // The first three ACKs come before any estimate: +1 MSS each, at once (4 → 7).
         for k in 0..3u64 {
             star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
-            assert_eq!(w.cwnd, (5 + k as u32) * M);
+            assert_eq!(w.cwnd, 4 * M);
         }
-        assert_eq!(c.next_timer(), None);
-        // The fourth ACK (t0 + 15 ms) makes the estimate and does not grow the window: its
-        // +1 MSS is scheduled 4 ACKs × 5 ms = 20 ms later (the thesis' "5×4" example).
-        star_ack(&mut c, &mut w, t0 + 15 * MS, 4);
-        assert_eq!(w.ssthresh, 8 * M);
-        assert_eq!(w.cwnd, 7 * M);
-        assert_eq!(c.next_timer(), Some(t0 + 35 * MS));
-        // Two more ACKs at 20 and 25 ms: scheduled for 40 and 45 ms; the window holds.
-        star_ack(&mut c, &mut w, t0 + 20 * MS, 5);
-        star_ack(&mut c, &mut w, t0 + 25 * MS, 6);
-        assert_eq!(w.cwnd, 7 * M);
-        assert_eq!(c.next_timer(), Some(t0 + 35 * MS));
+        assert_eq!(c.next_timer(), Some(t0 + 20 * MS));
         // Not due yet: nothing happens a nanosecond early.
-        c.on_timer(t0 + 35 * MS - 1, &mut w);
+        c.on_timer(t0 + 20 * MS - 1, &mut w);
+        assert_eq!(w.cwnd, 4 * M);
+        c.on_timer(t0 + 20 * MS, &mut w);
+        assert_eq!(w.cwnd, 5 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 25 * MS));
+        // A late timer call applies everything due by then (25 and 30 ms).
+        c.on_timer(t0 + 31 * MS, &mut w);
         assert_eq!(w.cwnd, 7 * M);
-        // At 35 ms: 7 → 8 segments, the threshold window.
-        c.on_timer(t0 + 35 * MS, &mut w);
-        assert_eq!(w.cwnd, 8 * M);
-        assert_eq!(c.next_timer(), Some(t0 + 40 * MS));
-        // At 40 and 45 ms the increases fire but the window stays at ssthresh (8 segments).
-        c.on_timer(t0 + 40 * MS, &mut w);
-        assert_eq!(w.cwnd, 8 * M);
-        assert_eq!(c.next_timer(), Some(t0 + 45 * MS));
-        c.on_timer(t0 + 45 * MS, &mut w);
-        assert_eq!(w.cwnd, 8 * M);
         assert_eq!(c.next_timer(), None);
+        // Increases stop at ssthresh: five more ACKs take the window to 8 segments, not 12.
+        for k in 3..8u64 {
+            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+        }
+        while let Some(t) = c.next_timer() {
+            c.on_timer(t, &mut w);
+        }
+        assert_eq!(w.cwnd, 8 * M);
     }
 
     #[test]
-    fn star_pending_increases_fire_in_order_and_are_dropped_on_timeout() {
-        // Deep threshold (BaseRTT 1 s → 200 segments): each scheduled increase lands.
+    fn star_pending_increases_are_dropped_on_timeout_and_plain_vegas_never_schedules() {
         let (mut c, mut w) = star(SEC0, 4);
+        c.star_bw = Some(200_000.0);
         let t0 = SEC0;
-        for k in 0..6u64 {
-            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
-        }
-        // 3 immediate (4 → 7), then ACKs at 15, 20, 25 ms scheduled for 35, 40, 45 ms.
-        assert_eq!(w.cwnd, 7 * M);
-        assert_eq!(w.ssthresh, 200 * M);
-        // A late timer call applies everything due by then (35 and 40 ms), not the 45 ms one.
-        c.on_timer(t0 + 42 * MS, &mut w);
-        assert_eq!(w.cwnd, 9 * M);
-        assert_eq!(c.next_timer(), Some(t0 + 45 * MS));
-        // A coarse timeout abandons the pending increase.
+        star_ack(&mut c, &mut w, t0, 1);
+        assert_eq!(c.next_timer(), Some(t0 + 20 * MS));
         c.on_timeout(&mut w);
         assert_eq!(c.next_timer(), None);
-        // Plain Vegas never schedules: the same ACKs grow the window at once.
+        assert!(c.star_probe.is_none());
+        // Plain Vegas: the same ACKs grow the window at once and nothing is estimated.
         let mut c = cc();
+        c.want_dist = false;
         c.ss_grow = true;
         c.epoch_segments = 4;
         c.base_rtt = Some(SEC0);
         let mut w = win(4 * M);
+        for k in 0..4u64 {
+            c.on_send(t0 + k, k * M as u64, M, false);
+        }
         for k in 0..6u64 {
-            star_ack(&mut c, &mut w, t0 + k * 5 * MS, k + 1);
+            star_ack(&mut c, &mut w, t0 + 100 * MS + k * 5 * MS, k + 1);
         }
         assert_eq!(w.cwnd, 10 * M);
         assert_eq!(c.star_bw, None);
