@@ -847,3 +847,184 @@ fn scoreboard_ranges() {
     assert!(sb.is_empty());
     assert_eq!(sb.next_unretransmitted_hole(0), None);
 }
+
+// ------------------------------------------------------------------ endpoint: scripted exchanges
+//
+// Conventions of `tests.rs`: the endpoint under test is the client (ISS `C_ISS`), MSS 1000, the
+// scripted peer's ISS is `S_ISS`; data byte k has wire sequence `C_ISS + 1 + k`.
+
+mod endpoint {
+    use crate::config::EndpointConfig;
+    use crate::*;
+
+    const C_ISS: u32 = 1000;
+    const S_ISS: u32 = 5000;
+    const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
+
+    fn cfg(variant: &str) -> EndpointConfig {
+        let mut c = EndpointConfig::for_variant(variant).unwrap();
+        c.mss = 1000;
+        c
+    }
+
+    fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
+        let mut v = Vec::new();
+        while let Some(s) = e.poll_transmit(now) {
+            v.push(s);
+            assert!(v.len() < 10_000, "poll_transmit never returns None");
+        }
+        v
+    }
+
+    fn data(v: &[Segment]) -> Vec<(u32, u32)> {
+        v.iter().filter(|s| s.len > 0).map(|s| (s.seq.wrapping_sub(C_ISS + 1), s.len)).collect()
+    }
+
+    fn ack(k: u32, wnd: u32) -> Segment {
+        Segment { seq: S_ISS + 1, ack: C_ISS + 1 + k, flags: Flags::ACK, wnd, ..Default::default() }
+    }
+
+    /// Client established at 100 ms (SYN at 0, SYN-ACK at 100 ms).
+    fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
+        let mut e = Endpoint::new(c, C_ISS);
+        e.connect(0);
+        assert_eq!(drain(&mut e, 0).len(), 1);
+        e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: peer_wnd, mss: Some(1000), ..Default::default() });
+        assert_eq!(drain(&mut e, 100 * MS).len(), 1);
+        assert_eq!(e.state(), TcpState::Established);
+        e
+    }
+
+    #[test]
+    fn rst_in_window_aborts_out_of_window_is_ignored() {
+        let rst = |seq: u32| Segment { seq, flags: Flags::RST, ..Default::default() };
+        let mut e = open_sender(cfg("reno"), 65535);
+        // Beyond the receive window (50 KB): ignored.
+        e.on_segment(200 * MS, &rst(S_ISS + 1 + 60_000));
+        assert_eq!(e.state(), TcpState::Established);
+        // Below rcv_nxt: ignored.
+        e.on_segment(200 * MS, &rst(S_ISS));
+        assert_eq!(e.state(), TcpState::Established);
+        // Inside the window, not at rcv_nxt: accepted (RFC 793 window test).
+        let mut f = open_sender(cfg("reno"), 65535);
+        f.on_segment(200 * MS, &rst(S_ISS + 1 + 1000));
+        assert!(f.is_closed());
+        // At rcv_nxt exactly.
+        e.on_segment(300 * MS, &rst(S_ISS + 1));
+        assert!(e.is_closed());
+        assert!(drain(&mut e, 300 * MS).is_empty(), "no answer to a RST");
+    }
+
+    #[test]
+    fn closed_and_listening_endpoints_answer_with_exact_rsts() {
+        let mut e = Endpoint::new(cfg("reno"), C_ISS);
+        assert!(e.is_closed());
+        // A segment with ACK: <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 36).
+        e.on_segment(0, &Segment { seq: 700, ack: 9000, flags: Flags::ACK, len: 10, ..Default::default() });
+        assert_eq!(drain(&mut e, 0), vec![Segment { seq: 9000, ack: 0, flags: Flags::RST, ..Default::default() }]);
+        // Without ACK: <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>; a SYN counts one.
+        e.on_segment(0, &Segment { seq: 700, flags: Flags::SYN, ..Default::default() });
+        assert_eq!(drain(&mut e, 0), vec![Segment { seq: 0, ack: 701, flags: Flags::RST | Flags::ACK, ..Default::default() }]);
+        e.on_segment(0, &Segment { seq: 700, flags: Flags::RST, ..Default::default() });
+        assert!(drain(&mut e, 0).is_empty(), "a RST is never answered");
+        let mut l = Endpoint::new(cfg("reno"), S_ISS);
+        l.listen();
+        assert_eq!(l.state(), TcpState::Listen);
+        l.on_segment(0, &Segment { seq: 1, flags: Flags::RST, ..Default::default() });
+        assert!(drain(&mut l, 0).is_empty());
+        l.on_segment(0, &Segment { seq: 1, ack: 77, flags: Flags::ACK, ..Default::default() });
+        assert_eq!(drain(&mut l, 0), vec![Segment { seq: 77, flags: Flags::RST, ..Default::default() }]);
+        assert_eq!(l.state(), TcpState::Listen);
+    }
+
+    #[test]
+    fn time_wait_acks_a_retransmitted_fin_and_ignores_a_pure_ack() {
+        let mut c = Endpoint::new(cfg("reno"), C_ISS);
+        let mut s = Endpoint::new(cfg("reno"), S_ISS);
+        s.listen();
+        c.connect(0);
+        c.app_write(1500);
+        c.app_close();
+        let mut t = 0;
+        let mut last_from_s = None;
+        for _ in 0..20 {
+            for seg in drain(&mut c, t) {
+                s.on_segment(t + 10 * MS, &seg);
+            }
+            for seg in drain(&mut s, t + 10 * MS) {
+                last_from_s = Some(seg);
+                c.on_segment(t + 20 * MS, &seg);
+            }
+            t += 20 * MS;
+        }
+        assert_eq!(c.state(), TcpState::TimeWait);
+        let fin = last_from_s.unwrap();
+        assert!(fin.flags.fin(), "the server's last segment is its FIN");
+        let d = c.next_timer().unwrap();
+        // A pure ACK: no answer, the 2MSL wait is not restarted.
+        let pure = Segment { flags: Flags::ACK, len: 0, ..fin };
+        c.on_segment(t + 100 * MS, &pure);
+        assert!(drain(&mut c, t + 100 * MS).is_empty());
+        assert_eq!(c.next_timer(), Some(d));
+        // The retransmitted FIN: ACKed at once, and the wait restarts (1 s TIME_WAIT).
+        c.on_segment(t + 200 * MS, &fin);
+        let out = drain(&mut c, t + 200 * MS);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].flags, out[0].ack), (Flags::ACK, fin.seq.wrapping_add(1)));
+        assert_eq!(c.next_timer(), Some(t + 200 * MS + SEC));
+        c.on_timer(t + 200 * MS + SEC);
+        assert!(c.is_closed());
+    }
+
+    #[test]
+    fn ack_beyond_snd_max_is_answered_and_dropped() {
+        let mut e = open_sender(cfg("reno"), 65535);
+        e.app_write(3000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        e.on_segment(200 * MS, &ack(5000, 65535));
+        let out = drain(&mut e, 200 * MS);
+        assert_eq!(out.len(), 1, "an ACK for data never sent gets an ACK back");
+        assert_eq!((out[0].len, out[0].ack), (0, S_ISS + 1));
+        assert_eq!(e.snd_una(), 0);
+        assert_eq!(e.stats().bytes_acked, 0);
+        // The right ACK then works.
+        e.on_segment(300 * MS, &ack(1000, 65535));
+        assert_eq!(e.snd_una(), 1000);
+        assert_eq!(data(&drain(&mut e, 300 * MS)), vec![(1000, 1000), (2000, 1000)]);
+    }
+
+    #[test]
+    fn only_bsd_duplicate_acks_count() {
+        let mut e = open_sender(cfg("reno"), 50_000);
+        e.app_write(20_000);
+        drain(&mut e, 100 * MS);
+        // Open the window to 4 segments.
+        for (i, k) in [1000u32, 2000, 3000].iter().enumerate() {
+            e.on_segment((200 + i as u64) * MS, &ack(*k, 50_000));
+            drain(&mut e, (200 + i as u64) * MS);
+        }
+        assert_eq!(e.stats().dupacks_received, 0);
+        // A window change is no duplicate (and the window is taken: 60 000).
+        e.on_segment(300 * MS, &ack(3000, 60_000));
+        assert_eq!((e.stats().dupacks_received, e.snd_wnd()), (0, 60_000));
+        // Nor is a segment carrying data.
+        e.on_segment(301 * MS, &Segment { len: 100, ..ack(3000, 60_000) });
+        assert_eq!(e.stats().dupacks_received, 0);
+        let dup = Segment { seq: S_ISS + 101, ..ack(3000, 60_000) };
+        // Two true duplicates, then a window change: the count starts again.
+        e.on_segment(310 * MS, &dup);
+        e.on_segment(311 * MS, &dup);
+        assert_eq!(e.stats().dupacks_received, 2);
+        e.on_segment(312 * MS, &Segment { wnd: 61_000, ..dup });
+        let dup = Segment { wnd: 61_000, ..dup };
+        e.on_segment(313 * MS, &dup);
+        e.on_segment(314 * MS, &dup);
+        assert_eq!(e.stats().fast_retransmits, 0, "the window update reset the count");
+        // The third in a row starts fast retransmit of segment 3.
+        e.on_segment(315 * MS, &dup);
+        assert_eq!(e.stats().dupacks_received, 5);
+        assert_eq!(e.stats().fast_retransmits, 1);
+        assert!(e.in_recovery());
+        assert_eq!(data(&drain(&mut e, 320 * MS))[0], (3000, 1000));
+    }
+}
