@@ -1027,4 +1027,266 @@ mod endpoint {
         assert!(e.in_recovery());
         assert_eq!(data(&drain(&mut e, 320 * MS))[0], (3000, 1000));
     }
+
+    // -------------------------------------------------------------- the seams' contracts
+
+    use crate::cc::{AckSample, CcWindow, CongestionControl, SenderView};
+    use crate::recovery::{LossRecovery, RecoveryCtx, RecoveryOutcome};
+    use crate::trace::CamTrace;
+    use std::sync::{Arc, Mutex};
+
+    /// A congestion control that records every `AckSample` and opens the window by one MSS.
+    #[derive(Debug, Default)]
+    struct Recorder {
+        samples: Arc<Mutex<Vec<AckSample>>>,
+    }
+
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn on_ack(&mut self, w: &mut CcWindow, s: &AckSample, _v: &SenderView<'_>, _cam: Option<&mut CamTrace>) {
+            self.samples.lock().unwrap().push(*s);
+            w.cwnd += w.mss;
+        }
+    }
+
+    fn open_with(mut e: Endpoint, synack: Segment) -> Endpoint {
+        e.connect(0);
+        assert_eq!(drain(&mut e, 0).len(), 1);
+        e.on_segment(100 * MS, &synack);
+        assert_eq!(drain(&mut e, 100 * MS).len(), 1);
+        assert_eq!(e.state(), TcpState::Established);
+        e
+    }
+
+    fn synack() -> Segment {
+        Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: 65535, mss: Some(1000), ..Default::default() }
+    }
+
+    #[test]
+    fn ack_samples_given_to_congestion_control_are_exact() {
+        let rec = Recorder::default();
+        let samples = rec.samples.clone();
+        let c = cfg("reno");
+        let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), crate::recovery::build(crate::config::RecoveryKind::Reno));
+        let mut e = open_with(e, synack());
+        e.app_write(5000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        e.on_segment(300 * MS, &ack(1000, 65535));
+        assert_eq!(data(&drain(&mut e, 300 * MS)), vec![(1000, 1000), (2000, 1000)]);
+        e.on_slow_tick(500 * MS);
+        e.on_segment(450 * MS, &Segment { flags: Flags::ACK | Flags::ECE, ..ack(2000, 65535) });
+        let v = samples.lock().unwrap().clone();
+        assert_eq!(v.len(), 2);
+        let a = v[0];
+        assert_eq!((a.now, a.bytes_acked, a.rtt, a.fine_rtt), (300 * MS, 1000, Some(0), Some(200 * MS)));
+        assert_eq!((a.in_slow_start, a.snd_una, a.snd_nxt, a.flight, a.ece), (true, 1000, 1000, 0, false));
+        let b = v[1];
+        // One slow tick while segment 1 was timed: one tick (origin 0) = 500 ms.
+        assert_eq!((b.now, b.bytes_acked, b.rtt, b.fine_rtt), (450 * MS, 1000, Some(SLOW_TICK), Some(150 * MS)));
+        assert_eq!((b.snd_una, b.snd_nxt, b.flight, b.ece), (2000, 3000, 1000, true), "the ACK's ECE bit, as received");
+        assert_eq!(e.cwnd(), 3000);
+    }
+
+    use crate::rto::SLOW_TICK;
+
+    #[test]
+    fn timestamp_rtt_samples_in_both_timer_models() {
+        for (variant, ticks, expect) in [("reno", 2u32, 2 * SLOW_TICK), ("newreno", 0, 250 * MS)] {
+            let rec = Recorder::default();
+            let samples = rec.samples.clone();
+            let mut c = cfg(variant);
+            c.timestamps = true;
+            let kind = c.variant.recovery;
+            let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), crate::recovery::build(kind));
+            let mut e = open_with(e, Segment { ts: Some((77, 0)), ..synack() });
+            e.app_write(1000);
+            let out = drain(&mut e, 100 * MS);
+            assert_eq!(out.len(), 1);
+            let (tsval, tsecr) = out[0].ts.expect("timestamps negotiated");
+            assert_eq!(tsecr, 77);
+            for k in 0..ticks {
+                e.on_slow_tick((200 + k as u64) * MS);
+            }
+            // Timestamps take 12 option bytes: 988-byte segments.
+            assert_eq!(out[0].len, 988);
+            e.on_segment(350 * MS, &Segment { ts: Some((78, tsval)), ..ack(988, 65535) });
+            let v = samples.lock().unwrap().clone();
+            assert_eq!(v.len(), 1, "{variant}");
+            assert_eq!(v[0].rtt, Some(expect), "{variant}: rtt from the echoed timestamp");
+            assert_eq!(v[0].fine_rtt, Some(250 * MS), "{variant}");
+        }
+    }
+
+    /// A recovery that asks only for the timer to restart (no retransmission) on every ACK.
+    #[derive(Debug)]
+    struct RestartOnly;
+
+    impl LossRecovery for RestartOnly {
+        fn name(&self) -> &'static str {
+            "restart-only"
+        }
+        fn on_dupack(&mut self, _ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome {
+            RecoveryOutcome { restart_timer: true, ..Default::default() }
+        }
+        fn on_ack(&mut self, _ctx: &mut RecoveryCtx<'_>, _ack: u64) -> RecoveryOutcome {
+            RecoveryOutcome { restart_timer: true, allow_growth: true, ..Default::default() }
+        }
+        fn on_timeout(&mut self, _ctx: &mut RecoveryCtx<'_>) {}
+        fn in_recovery(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_timer_restart_without_retransmission_rearms_only_with_data_outstanding() {
+        let c = cfg("newreno"); // fine timer: the deadline is visible
+        let cc = crate::cc::build(c.variant.cc, 0);
+        let e = Endpoint::with_parts(c, C_ISS, cc, Box::new(RestartOnly));
+        let mut e = open_with(e, synack());
+        e.app_write(2000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        assert_eq!(e.next_timer(), Some(1100 * MS));
+        // Partly acknowledged: restarted from now.
+        e.on_segment(200 * MS, &ack(1000, 65535));
+        assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(1000, 1000)]);
+        assert_eq!(e.next_timer(), Some(200 * MS + e.rto_timer().rto_ns()));
+        // Everything acknowledged: the restart request leaves the timer off.
+        e.on_segment(300 * MS, &ack(2000, 65535));
+        assert!(drain(&mut e, 300 * MS).is_empty());
+        assert_eq!(e.next_timer(), None);
+    }
+
+    fn sack_synack() -> Segment {
+        Segment { sack_ok: true, ..synack() }
+    }
+
+    #[test]
+    fn dsack_detection_reads_only_this_acks_blocks() {
+        let mut e = open_with(Endpoint::new(cfg("sack"), C_ISS), sack_synack());
+        assert!(e.sack_ok());
+        e.app_write(10_000);
+        drain(&mut e, 100 * MS);
+        for (i, k) in [1000u32, 2000, 3000].iter().enumerate() {
+            e.on_segment((200 + i as u64) * MS, &ack(*k, 65535));
+            drain(&mut e, (200 + i as u64) * MS);
+        }
+        let w = |k: u32| C_ISS + 1 + k;
+        let mut two = SackBlocks::default();
+        two.push(w(5000), w(6000));
+        two.push(w(4000), w(6000));
+        // First block inside the second: a D-SACK (RFC 2883 §4).
+        e.on_segment(300 * MS, &Segment { sack: two, ..ack(3000, 65535) });
+        assert_eq!((e.stats().sack_acks_received, e.stats().dsacks_received), (1, 1));
+        // One block only, inside the previous ACK's second block: not a D-SACK.
+        let mut one = SackBlocks::default();
+        one.push(w(4000), w(5000));
+        e.on_segment(301 * MS, &Segment { sack: one, ..ack(3000, 65535) });
+        assert_eq!((e.stats().sack_acks_received, e.stats().dsacks_received), (2, 1));
+        // One block below the cumulative ACK: a D-SACK.
+        let mut below = SackBlocks::default();
+        below.push(w(1000), w(2000));
+        e.on_segment(302 * MS, &Segment { sack: below, ..ack(3000, 65535) });
+        assert_eq!((e.stats().sack_acks_received, e.stats().dsacks_received), (3, 2));
+        // Blocks beyond snd_max are not taken.
+        let mut beyond = SackBlocks::default();
+        beyond.push(w(9000), w(90_000));
+        e.on_segment(303 * MS, &Segment { sack: beyond, ..ack(3000, 65535) });
+        assert_eq!(e.stats().dsacks_received, 2);
+    }
+
+    #[test]
+    fn window_updates_follow_rfc793_wl1_wl2() {
+        let mut e = open_sender(cfg("reno"), 50_000);
+        e.app_write(5000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        e.on_segment(200 * MS, &ack(1000, 40_000));
+        assert_eq!(e.snd_wnd(), 40_000, "a new ACK updates the window, smaller or not");
+        assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(1000, 1000), (2000, 1000)]);
+        // Same seq, same ack, smaller window: not an update (wl2 == ack needs a larger window).
+        e.on_segment(210 * MS, &ack(1000, 30_000));
+        assert_eq!(e.snd_wnd(), 40_000);
+        e.on_segment(220 * MS, &ack(1000, 45_000));
+        assert_eq!(e.snd_wnd(), 45_000);
+        // The peer sends 500 bytes, then a pure ACK after them: wl1 moves to that seq.
+        e.on_segment(230 * MS, &Segment { len: 500, ..ack(1000, 45_000) });
+        e.on_segment(235 * MS, &Segment { seq: S_ISS + 501, ..ack(1000, 44_000) });
+        assert_eq!(e.snd_wnd(), 44_000, "a later seq updates the window");
+        // An older segment (seq below wl1) never updates it, even with a newer ACK.
+        e.on_segment(240 * MS, &ack(2000, 20_000));
+        assert_eq!(e.snd_una(), 2000);
+        assert_eq!(e.snd_wnd(), 44_000);
+    }
+
+    #[test]
+    fn a_receiver_that_sent_nothing_has_no_completion_time() {
+        let mut c = Endpoint::new(cfg("reno"), C_ISS);
+        let mut s = Endpoint::new(cfg("reno"), S_ISS);
+        s.listen();
+        c.connect(0);
+        c.app_write(1500);
+        c.app_close();
+        let mut t = 0;
+        for _ in 0..20 {
+            for seg in drain(&mut c, t) {
+                s.on_segment(t + 10 * MS, &seg);
+            }
+            for seg in drain(&mut s, t + 10 * MS) {
+                c.on_segment(t + 20 * MS, &seg);
+            }
+            t += 20 * MS;
+        }
+        assert!(s.is_closed() && c.state() == TcpState::TimeWait);
+        assert_eq!(s.stats().completion_time, None);
+        assert!(c.stats().completion_time.is_some());
+    }
+
+    // -------------------------------------------------------------- receiving
+
+    /// Server established at 100 ms with a `buf`-byte receive buffer; its application reads one
+    /// byte per second (so nothing is read during a test).
+    fn open_slow_receiver(buf: u32) -> Endpoint {
+        let mut c = cfg("reno");
+        c.recv_buffer = buf;
+        let mut r = Endpoint::new(c, S_ISS);
+        r.set_read_rate(Some(1.0));
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
+        assert_eq!(drain(&mut r, 0).len(), 1);
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+        assert_eq!(r.state(), TcpState::Established);
+        r
+    }
+
+    fn dseg(k: u32, len: u32) -> Segment {
+        Segment { seq: C_ISS + 1 + k, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, len, ..Default::default() }
+    }
+
+    /// (relative ACK, window) of the one ACK the receiver sends for `seg` at `t`.
+    fn ack_for(r: &mut Endpoint, t: Nanos, seg: &Segment) -> (u32, u32) {
+        r.on_segment(t, seg);
+        let out = drain(r, t);
+        assert_eq!(out.len(), 1, "one ACK");
+        (out[0].ack.wrapping_sub(C_ISS + 1), out[0].wnd)
+    }
+
+    #[test]
+    fn receiver_trims_overlap_and_the_window_edge_and_drops_beyond() {
+        let mut r = open_slow_receiver(3000);
+        assert_eq!(ack_for(&mut r, 200 * MS, &dseg(0, 1000)), (1000, 2000));
+        // Starts below rcv_nxt, ends above: the new half is taken.
+        assert_eq!(ack_for(&mut r, 210 * MS, &dseg(500, 1000)), (1500, 1500));
+        assert_eq!(r.bytes_received(), 1500);
+        // Runs past the right edge (3000): trimmed to it.
+        assert_eq!(ack_for(&mut r, 220 * MS, &dseg(1500, 2000)), (3000, 0));
+        assert_eq!(r.bytes_received(), 3000);
+        // A zero-window probe at the edge and a segment far beyond: dropped, ACKed with window 0.
+        assert_eq!(ack_for(&mut r, 230 * MS, &dseg(3000, 1000)), (3000, 0));
+        assert_eq!(ack_for(&mut r, 240 * MS, &dseg(6000, 1000)), (3000, 0));
+        assert_eq!(r.bytes_received(), 3000);
+        // An old duplicate is ACKed at once too.
+        assert_eq!(ack_for(&mut r, 250 * MS, &dseg(0, 1000)), (3000, 0));
+        assert_eq!(r.stats().out_of_order_segments, 0);
+    }
 }
