@@ -1289,4 +1289,119 @@ mod endpoint {
         assert_eq!(ack_for(&mut r, 250 * MS, &dseg(0, 1000)), (3000, 0));
         assert_eq!(r.stats().out_of_order_segments, 0);
     }
+
+    #[test]
+    fn receiver_window_updates_after_reads_and_silly_window_avoidance() {
+        let mut c = cfg("reno");
+        c.recv_buffer = 3000;
+        let mut r = Endpoint::new(c, S_ISS);
+        r.set_read_rate(Some(10_000.0)); // 10 bytes per ms
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
+        drain(&mut r, 0);
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+        let t = 200 * MS;
+        assert_eq!(ack_for(&mut r, t, &dseg(0, 1000)), (1000, 2000));
+        assert_eq!(ack_for(&mut r, t, &dseg(1000, 1000)), (2000, 1000));
+        assert_eq!(ack_for(&mut r, t, &dseg(2000, 1000)), (3000, 0));
+        // 50 ms later the application has read 500 bytes: a window of 500 is silly (below one
+        // MSS and below a quarter of the buffer, 750), so no update is sent and it stays closed.
+        r.on_timer(250 * MS);
+        assert!(drain(&mut r, 250 * MS).is_empty());
+        assert_eq!(ack_for(&mut r, 251 * MS, &dseg(0, 1000)), (3000, 0), "SWS avoidance advertises 0");
+        // 1000 bytes read (at 300 ms): 1000 < 2 MSS and 2000 < the 3000-byte buffer: no update.
+        r.on_timer(300 * MS);
+        assert!(drain(&mut r, 300 * MS).is_empty());
+        // 1500 read (at 350 ms): half the buffer opened: a window update at once.
+        r.on_timer(350 * MS);
+        let out = drain(&mut r, 350 * MS);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].ack.wrapping_sub(C_ISS + 1), out[0].wnd, out[0].len), (3000, 1500, 0));
+    }
+
+    #[test]
+    fn synack_carries_window_scale_only_when_the_syn_did() {
+        for (offer, expect) in [(None, None), (Some(3u8), Some(1u8))] {
+            let mut c = cfg("reno");
+            c.window_scaling = true;
+            c.recv_buffer = 100_000; // scale 1
+            let mut r = Endpoint::new(c, S_ISS);
+            r.listen();
+            r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), wscale: offer, ..Default::default() });
+            let out = drain(&mut r, 0);
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].wscale, expect, "peer offered {offer:?}");
+        }
+        // Our own SYN always offers it.
+        let mut c = cfg("reno");
+        c.window_scaling = true;
+        let mut e = Endpoint::new(c, C_ISS);
+        e.connect(0);
+        assert_eq!(drain(&mut e, 0)[0].wscale, Some(0));
+    }
+
+    /// Retransmits at snd_una on the first duplicate ACK and at snd_una + 2000 on the second,
+    /// without touching the timer (so only Karn's rule in `emit` decides about RTT timing).
+    #[derive(Debug)]
+    struct RetransmitOnDup;
+
+    impl LossRecovery for RetransmitOnDup {
+        fn name(&self) -> &'static str {
+            "retransmit-on-dup"
+        }
+        fn on_dupack(&mut self, ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome {
+            let at = if ctx.dupacks == 1 { ctx.snd_una } else { ctx.snd_una + 2000 };
+            RecoveryOutcome { retransmit: Some(at), ..Default::default() }
+        }
+        fn on_ack(&mut self, _ctx: &mut RecoveryCtx<'_>, _ack: u64) -> RecoveryOutcome {
+            RecoveryOutcome { allow_growth: true, ..Default::default() }
+        }
+        fn on_timeout(&mut self, _ctx: &mut RecoveryCtx<'_>) {}
+        fn in_recovery(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn karn_cancels_timing_only_for_a_retransmission_of_the_timed_segment() {
+        let mut c = cfg("reno");
+        c.initial_window_segments = 3;
+        let cc = crate::cc::build(c.variant.cc, 0);
+        let mut e = open_with(Endpoint::with_parts(c, C_ISS, cc, Box::new(RetransmitOnDup)), synack());
+        e.app_write(20_000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
+        e.on_segment(200 * MS, &ack(1000, 65535));
+        // Segments 1 and 2 still out; 3 and 4 leave now and segment 3 is timed.
+        assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(3000, 1000), (4000, 1000)]);
+        assert!(e.rto_timer().timing());
+        let sent = e.stats().segments_sent;
+        e.on_segment(210 * MS, &ack(1000, 65535));
+        assert_eq!(data(&drain(&mut e, 210 * MS)), vec![(1000, 1000)]);
+        assert!(e.rto_timer().timing(), "segment 1 is not the timed one");
+        e.on_segment(220 * MS, &ack(1000, 65535));
+        assert_eq!(data(&drain(&mut e, 220 * MS)), vec![(3000, 1000)]);
+        assert!(!e.rto_timer().timing(), "segment 3 is: its sample is void");
+        let st = e.stats();
+        assert_eq!((st.segments_sent, st.retransmitted_segments, st.retransmitted_bytes), (sent + 2, 2, 2000));
+        // Handshake SYN + ACK, then 5 new and 2 retransmitted data segments.
+        assert_eq!((st.segments_sent, st.data_segments_sent, st.bytes_sent), (2 + 5 + 2, 7, 5000));
+    }
+
+    #[test]
+    fn newreno_timeout_halves_the_flight() {
+        let mut e = open_sender(cfg("newreno"), 65535);
+        e.app_write(20_000);
+        drain(&mut e, 100 * MS);
+        for k in 1..=4u32 {
+            e.on_segment((100 + 100 * k as u64) * MS, &ack(1000 * k, 65535));
+            drain(&mut e, (100 + 100 * k as u64) * MS);
+        }
+        // snd_una 4000, cwnd 5000: five segments (4000..9000) out.
+        assert_eq!((e.snd_una(), e.snd_nxt()), (4000, 9000));
+        let d = e.next_timer().unwrap();
+        e.on_timer(d);
+        assert_eq!(e.stats().coarse_timeouts, 1);
+        assert_eq!((e.ssthresh(), e.cwnd()), (2500, 1000), "max(FlightSize/2, 2 MSS)");
+        assert_eq!(data(&drain(&mut e, d)), vec![(4000, 1000)]);
+    }
 }
