@@ -848,6 +848,54 @@ fn scoreboard_ranges() {
     assert_eq!(sb.next_unretransmitted_hole(0), None);
 }
 
+// ------------------------------------------------------------------ Lite header prediction
+
+#[test]
+fn header_prediction_needs_every_condition() {
+    use crate::lite::{predicts_pure_ack, PredictionInput};
+    let base = PredictionInput {
+        established: true,
+        only_ack_flag: true,
+        in_sequence: true,
+        seg_len: 0,
+        seg_wnd: 8000,
+        snd_wnd: 8000,
+        snd_una: 1001,
+        snd_nxt: 5001,
+        snd_max: 5001,
+        ack: 2001,
+        cwnd: 8000,
+        dupacks: 2,
+        dupack_threshold: 3,
+    };
+    assert!(predicts_pure_ack(&base, false) && predicts_pure_ack(&base, true));
+    let misses: [(&str, PredictionInput); 12] = [
+        ("not established", PredictionInput { established: false, ..base }),
+        ("other flags", PredictionInput { only_ack_flag: false, ..base }),
+        ("out of sequence", PredictionInput { in_sequence: false, ..base }),
+        ("carries data", PredictionInput { seg_len: 1, ..base }),
+        ("zero window", PredictionInput { seg_wnd: 0, snd_wnd: 0, ..base }),
+        ("window changed", PredictionInput { seg_wnd: 9000, ..base }),
+        ("snd_nxt behind snd_max", PredictionInput { snd_nxt: 4001, ..base }),
+        ("ack == snd_una", PredictionInput { ack: 1001, ..base }),
+        ("ack below snd_una", PredictionInput { ack: 1000, ..base }),
+        ("ack beyond snd_max", PredictionInput { ack: 5002, ..base }),
+        ("cwnd below snd_wnd", PredictionInput { cwnd: 7999, ..base }),
+        ("cwnd below snd_wnd (fixed too)", PredictionInput { cwnd: 1000, ..base }),
+    ];
+    for (why, p) in misses {
+        assert!(!predicts_pure_ack(&p, false), "{why}");
+        assert!(!predicts_pure_ack(&p, true), "{why}");
+    }
+    // Edges that still predict: ack == snd_max, cwnd == snd_wnd.
+    assert!(predicts_pure_ack(&PredictionInput { ack: 5001, ..base }, false));
+    assert!(predicts_pure_ack(&PredictionInput { cwnd: 8000, ..base }, false));
+    // Seed 001 §3.1's fix: not once the duplicate ACKs reached the threshold (Lite.0 still does).
+    let at_threshold = PredictionInput { dupacks: 3, ..base };
+    assert!(predicts_pure_ack(&at_threshold, false));
+    assert!(!predicts_pure_ack(&at_threshold, true));
+}
+
 // ------------------------------------------------------------------ endpoint: scripted exchanges
 //
 // Conventions of `tests.rs`: the endpoint under test is the client (ISS `C_ISS`), MSS 1000, the
