@@ -1452,4 +1452,53 @@ mod endpoint {
         assert_eq!((e.ssthresh(), e.cwnd()), (2500, 1000), "max(FlightSize/2, 2 MSS)");
         assert_eq!(data(&drain(&mut e, d)), vec![(4000, 1000)]);
     }
+
+    #[test]
+    fn window_limit_time_is_charged_to_the_limit_that_bound() {
+        let mut c = cfg("reno");
+        c.send_buffer = 3000;
+        let mut e = open_sender(c, 65535);
+        e.app_write(100_000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        for k in 1..=4u32 {
+            let t = (100 + 100 * k as u64) * MS;
+            e.on_segment(t, &ack(1000 * k, 65535));
+            drain(&mut e, t);
+        }
+        // 200–400 ms: cwnd (1000, 2000) below the 3000-byte buffer; 400–500 ms: cwnd 3000 =
+        // the buffer, which binds.
+        assert_eq!(e.stats().limited_ns, [100 * MS, 0, 200 * MS]);
+        // The peer's window binds when it is below both.
+        let mut c = cfg("reno");
+        c.send_buffer = 10_000;
+        let mut e = open_sender(c, 1500);
+        e.app_write(100_000);
+        drain(&mut e, 100 * MS);
+        for k in 1..=3u32 {
+            let t = (100 + 100 * k as u64) * MS;
+            e.on_segment(t, &ack(1000 * k, 1500));
+            drain(&mut e, t);
+        }
+        // At 200 ms cwnd 1000 < window 1500 (cwnd binds); from 300 ms cwnd 2000 > 1500.
+        assert_eq!(e.stats().limited_ns, [0, 100 * MS, 100 * MS]);
+    }
+
+    #[test]
+    fn a_small_write_goes_at_once_when_idle_then_nagle_holds_the_next() {
+        let mut e = open_sender(cfg("reno"), 65535);
+        e.app_write(500);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 500)], "idle: the whole buffer goes");
+        e.app_write(300);
+        assert!(drain(&mut e, 110 * MS).is_empty(), "Nagle: a small segment waits for the ACK");
+        e.on_segment(200 * MS, &ack(500, 65535));
+        assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(500, 300)]);
+        // Without Nagle the second small write goes at once.
+        let mut c = cfg("reno");
+        c.nagle = false;
+        let mut f = open_sender(c, 65535);
+        f.app_write(500);
+        drain(&mut f, 100 * MS);
+        f.app_write(300);
+        assert_eq!(data(&drain(&mut f, 110 * MS)), vec![(500, 300)]);
+    }
 }
