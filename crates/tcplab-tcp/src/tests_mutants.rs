@@ -1501,4 +1501,22 @@ mod endpoint {
         f.app_write(300);
         assert_eq!(data(&drain(&mut f, 110 * MS)), vec![(500, 300)]);
     }
+
+    #[test]
+    fn a_scaled_window_never_shrinks_the_right_edge() {
+        let mut c = cfg("reno");
+        c.window_scaling = true;
+        c.recv_buffer = 100_000; // receive scale 1: windows in units of 2 bytes
+        let mut r = Endpoint::new(c, S_ISS);
+        r.set_read_rate(Some(1.0));
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), wscale: Some(0), ..Default::default() });
+        let synack = drain(&mut r, 0);
+        assert_eq!((synack[0].wnd, synack[0].wscale), (65535, Some(1)), "the SYN-ACK's window is never scaled");
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+        assert_eq!(ack_for(&mut r, 200 * MS, &dseg(0, 1000)), (1000, 99_000));
+        // 999 more bytes: 98 001 free, an odd number; rounding down to the scale would pull the
+        // advertised right edge (1000 + 99 000) back by a byte, so it is rounded up instead.
+        assert_eq!(ack_for(&mut r, 210 * MS, &dseg(1000, 999)), (1999, 98_002));
+    }
 }
