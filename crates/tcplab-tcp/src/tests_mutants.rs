@@ -801,6 +801,70 @@ fn sack1_pipe_accounting() {
     assert!(s.on_dupack(&mut rig.ctx(12_002, 13_001, 3, &[])).entered);
 }
 
+#[test]
+fn rfc6675_is_lost_pipe_and_next_seg() {
+    use crate::recovery::Rfc6675Recovery;
+    let mut rig = Rig::new(10_000);
+    let mut r = Rfc6675Recovery::default();
+    assert_eq!(r.name(), "sack-rfc6675");
+    // Ten segments out (1..10001); the receiver holds 3001–4001, 5001–6001, 7001–8001.
+    let three: &[(u64, u64)] = &[(7001, 8001), (5001, 6001), (3001, 4001)];
+    assert_eq!(r.on_dupack(&mut rig.ctx(1, 10_001, 2, three)), RecoveryOutcome::default());
+    let out = r.on_dupack(&mut rig.ctx(1, 10_001, 3, three));
+    assert_eq!(out, RecoveryOutcome { retransmit: Some(1), restart_timer: true, fast_retransmit: true, entered: true, ..Default::default() });
+    assert_eq!((rig.w.ssthresh, rig.w.cwnd), (5000, 5000));
+    assert!(r.in_recovery() && r.governs_sending());
+    assert_eq!(r.on_dupack(&mut rig.ctx(1, 10_001, 4, three)), RecoveryOutcome::default(), "already in recovery");
+    let g = SendGate { snd_una: 1, snd_nxt: 10_001, snd_max: 10_001, cwnd: 5000, mss: 1000, snd_wnd: 65535, send_limit: 100_000 };
+    // IsLost: 1, 1001, 2001 have three SACKed blocks above; 4001 two blocks and 2000 bytes
+    // (not more than 2 MSS): not lost. Pipe = 4001, 6001, 8001, 9001 = 4000.
+    assert_eq!(r.pipe(&g), 4000);
+    r.on_transmit(1, 1000, true); // the fast retransmission: HighRxt = 1001
+    assert_eq!(r.pipe(&g), 5000, "a retransmitted lost segment counts once");
+    assert_eq!(r.next_send(&g), SackSend::Blocked, "cwnd 5000 < pipe 5000 + 1 MSS");
+    assert_eq!(r.pipe_bytes(), Some(5000));
+    // 8001–9001 SACKed too: it merges with 7001–8001; now 4001 has 3000 SACKed bytes above: lost.
+    let more: &[(u64, u64)] = &[(8001, 9001), (5001, 6001), (3001, 4001)];
+    r.on_dupack(&mut rig.ctx(1, 10_001, 5, more));
+    assert_eq!(r.pipe(&g), 3000, "1 (retransmitted), 6001, 9001");
+    assert_eq!(r.next_send(&g), SackSend::Retransmit { seq: 1001, len: 1000 }, "rule 1: the first lost byte above HighRxt");
+    r.on_transmit(1001, 1000, true);
+    assert_eq!(r.next_send(&g), SackSend::Retransmit { seq: 2001, len: 1000 });
+    r.on_transmit(2001, 1000, true);
+    assert_eq!(r.pipe(&g), 5000);
+    assert_eq!(r.next_send(&g), SackSend::Blocked);
+    // A partial ACK to 3001: 4001 is still lost (3000 bytes SACKed above it).
+    assert_eq!(r.on_ack(&mut rig.ctx(1, 10_001, 0, more), 3001), RecoveryOutcome::default());
+    let g = SendGate { snd_una: 3001, ..g };
+    assert_eq!(r.pipe(&g), 2000, "6001 and 9001");
+    assert_eq!(r.next_send(&g), SackSend::Retransmit { seq: 4001, len: 1000 });
+    r.on_transmit(4001, 1000, true);
+    // 6001 is not lost (2000 bytes above it): new data first (rule 2) ...
+    assert_eq!(r.next_send(&g), SackSend::NewData);
+    // ... and with nothing new to send, rule 3: the first un-SACKed byte above HighRxt.
+    assert_eq!(r.next_send(&SendGate { send_limit: 10_001, ..g }), SackSend::Retransmit { seq: 6001, len: 1000 });
+    // The ACK that covers the recovery point ends recovery without growth.
+    assert_eq!(r.on_ack(&mut rig.ctx(3001, 10_001, 0, &[]), 10_001), RecoveryOutcome { exited: true, ..Default::default() });
+    assert!(!r.in_recovery() && r.sb.is_empty());
+    assert_eq!(r.pipe_bytes(), None);
+    assert_eq!(r.on_ack(&mut rig.ctx(10_001, 12_001, 0, &[]), 11_001), RecoveryOutcome { allow_growth: true, ..Default::default() });
+    // RecoveryPoint guard: at snd_una == RecoveryPoint no new episode; one byte above, yes.
+    assert_eq!(r.on_dupack(&mut rig.ctx(10_001, 12_001, 3, &[(11_001, 12_001)])), RecoveryOutcome::default());
+    assert!(r.on_dupack(&mut rig.ctx(10_002, 12_001, 3, &[(11_001, 12_001)])).entered);
+    // A timeout ends recovery, forgets the scoreboard and moves the recovery point.
+    r.on_timeout(&mut rig.ctx(10_002, 20_001, 0, &[]));
+    assert!(!r.in_recovery() && r.sb.is_empty());
+    assert_eq!(r.on_dupack(&mut rig.ctx(20_001, 21_001, 3, &[(20_501, 21_001)])), RecoveryOutcome::default());
+}
+
+#[test]
+fn congestion_controls_are_named() {
+    for (name, cc) in [("reno", "reno"), ("newreno", "reno"), ("scalable-ecn", "scalable"), ("vegas", "vegas")] {
+        let c = EndpointConfig::for_variant(name).unwrap();
+        assert_eq!(crate::cc::build(c.variant.cc, 0).name(), cc, "{name}");
+    }
+}
+
 // ------------------------------------------------------------------ scoreboard
 
 #[test]
