@@ -831,6 +831,7 @@ fn rfc6675_is_lost_pipe_and_next_seg() {
     r.on_transmit(1001, 1000, true);
     assert_eq!(r.next_send(&g), SackSend::Retransmit { seq: 2001, len: 1000 });
     r.on_transmit(2001, 1000, true);
+    assert_eq!(r.pipe_bytes(), Some(4000 + 1000), "the pipe of the decision plus what it sent");
     assert_eq!(r.pipe(&g), 5000);
     assert_eq!(r.next_send(&g), SackSend::Blocked);
     // A partial ACK to 3001: 4001 is still lost (3000 bytes SACKed above it).
