@@ -597,6 +597,21 @@ fn rescaled_estimator_steps() {
     assert_eq!((c.srtt, c.rttvar), (14, 5));
 }
 
+#[test]
+fn ns2_timeout_is_at_least_two_ticks() {
+    use crate::rto::Ns2Rto;
+    // With no minimum RTO the floor is ns-2's two ticks (`rtt_timeout`: `if (timeout < 2 * tcpTick_)`).
+    let mut e = Ns2Rto::new(100 * MS, 0, 6 * SEC, 64 * SEC);
+    e.rtxcur = 50 * MS;
+    assert_eq!(e.rto(), 200 * MS);
+    e.rtxcur = 250 * MS;
+    assert_eq!(e.rto(), 250 * MS);
+    e.backoff = 4;
+    assert_eq!(e.rto(), SEC);
+    e.rtxcur = 20 * SEC;
+    assert_eq!(e.rto(), 64 * SEC, "maxrto_");
+}
+
 // ------------------------------------------------------------------ recovery modules
 
 struct Rig {
