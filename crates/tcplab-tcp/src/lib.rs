@@ -59,3 +59,5 @@ pub const SEC: Nanos = 1_000_000_000;
 mod tests;
 #[cfg(test)]
 mod tests_lite;
+#[cfg(test)]
+mod tests_mutants;
