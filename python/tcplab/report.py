@@ -40,6 +40,9 @@ MAX_TCP_GRAPHS = 12  # per run; a run with more flows gets the first 12 and a no
 MAX_LINK_GRAPHS = 6
 LONG_PATH_CHARS = 4000  # SVG paths longer than this get coordinates rounded to 0.1 pt
 ZOOM_SVG_MAX_BYTES = 1_500_000  # per graph; larger graphs are embedded as PNG (no zoom)
+# matplotlib writes one ~105-byte SVG element per marker, so a graph with more markers than this
+# cannot fit ZOOM_SVG_MAX_BYTES: it goes to PNG without drawing the SVG first (issue 13).
+ZOOM_MAX_MARKERS = ZOOM_SVG_MAX_BYTES // 105
 
 _CSS = """
 :root { --fg:#111; --mute:#666; --rule:#ccc; --bg:#fff; --band:#f4f4f4; }
@@ -349,6 +352,8 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
     axes = [ax for ax in fig.axes if ax.get_visible()]
     if not axes:
         return None
+    if _marker_count(fig) > ZOOM_MAX_MARKERS:
+        return None
     n = 0
     for i, ax in enumerate(axes):
         ax.set_gid(f"zax{i}")
@@ -398,6 +403,17 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
         meta["axes"].append({"g": f"zax{i}", "x0": round(pos.x0 * W, 4), "x1": round(pos.x1 * W, 4),
                              "y0": round((1 - pos.y1) * H, 4), "y1": round((1 - pos.y0) * H, 4), "t0": t0, "t1": t1})
     return svg, meta
+
+
+def _marker_count(fig) -> int:
+    """Markers the figure's lines draw (each one an element in SVG)."""
+    from matplotlib.lines import Line2D
+    n = 0
+    for ax in fig.axes:
+        for ln in ax.get_lines():
+            if isinstance(ln, Line2D) and ln.get_visible() and ln.get_marker() not in (None, "None", "none", "", " "):
+                n += len(ln.get_xdata())
+    return n
 
 
 _PATH_EL = re.compile(r'<path d="([^"]*)"((?: clip-path="[^"]*")?) style="([^"]*)"/>')

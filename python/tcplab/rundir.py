@@ -393,11 +393,18 @@ class RunData:
         interval=x: per-interval statistics t_s (interval start), min_pkts, max_pkts,
         avg_pkts (time-weighted), for intervals covering [0, sim_end)."""
         link = link or self.bottleneck
+        # The report draws the bottleneck's queue under every flow's graph: computed once.
+        memo = self.__dict__.setdefault("_queue_memo", {})
+        if (link, interval) in memo:
+            return memo[(link, interval)]
         ev = self.link_events(link).select("t_s", "qlen_pkts")
         if interval is None:
-            return ev
-        return queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval,
-                               max(self.sim_end_s, float(ev["t_s"].max() or 0.0)))
+            out = ev
+        else:
+            out = queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval,
+                                  max(self.sim_end_s, float(ev["t_s"].max() or 0.0)))
+        memo[(link, interval)] = out
+        return out
 
 
 def queue_intervals(t, q, interval: float, end: float) -> pl.DataFrame:
