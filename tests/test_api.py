@@ -246,3 +246,19 @@ def test_progress_callback_and_abandon():
     # to its 10 s end would call it ~200 more times, with times past 2 s).
     assert calls[-1] >= 2.0 and all(t < 2.0 for t in calls[:-1]), calls[-5:]
     assert calls[-1] < 2.5 and len(calls) < len(seen) / 2, (calls[-1], len(calls), len(seen))
+
+
+def test_loaded_scenario_is_parsed_in_python_only_when_used(tmp_path):
+    """Issue 13: running a loaded file hands its text to the core without parsing it in Python;
+    `data` is parsed on first use, and building on a loaded scenario keeps what the file had."""
+    path = tmp_path / "two-hosts.toml"
+    path.write_text(TWO_HOSTS)
+    loaded = tcplab.load(path)
+    assert loaded._data is None and loaded.to_toml() == TWO_HOSTS
+    tcplab.run(loaded)
+    assert loaded._data is None
+    nodes = [n["name"] for n in loaded.data["nodes"]]
+    assert len(nodes) >= 2
+    loaded.add_node("extra", "host")
+    assert [n["name"] for n in loaded.data["nodes"]] == nodes + ["extra"]
+    assert "extra" in loaded.to_toml() and all(f'"{n}"' in loaded.to_toml() for n in nodes)

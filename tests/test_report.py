@@ -303,3 +303,32 @@ def test_report_time_zoom_in_chromium(plots_synth_dirs, tmp_path, plots_artifact
             browser.close()
     assert not errors, errors
     assert not [u for u in requests if u != url and not u.startswith("data:")]
+
+
+def test_report_drawn_in_two_processes_equals_one(plots_synth_dirs, tmp_path, monkeypatch):
+    """Issue 13: the report draws every other graph in a forked child; the HTML must be the
+    same as drawn in one process (the page's timestamp aside), and the child must really run."""
+    d = plots_synth_dirs["multi"]
+    calls = []
+    real_fork = os.fork
+
+    def counting_fork():
+        calls.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counting_fork)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    two = report.write_report(d, tmp_path / "two.html").read_text()
+    assert calls == [1]
+    monkeypatch.setenv("TCPLAB_REPORT_JOBS", "1")
+    one = report.write_report(d, tmp_path / "one.html").read_text()
+    assert calls == [1]  # no fork with TCPLAB_REPORT_JOBS=1
+
+    def unstamp(t):
+        # The zoom ids count graphs over the process; number them from the first one seen.
+        t = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "", t)
+        first = int(re.search(r"\bzg(\d+)", t).group(1))
+        return re.sub(r"\bzg(\d+)", lambda m: f"zg{int(m.group(1)) - first}", t)
+
+    assert _graph_count(two) == _expected_images(RunData.load(d)) >= 4
+    assert unstamp(two) == unstamp(one)

@@ -49,15 +49,36 @@ class Scenario:
 
     def __init__(self, name: str | None = None, run: Mapping[str, Any] | None = None, *, data: Mapping[str, Any] | None = None,
                  source: str = "<python>") -> None:
-        self.data: dict[str, Any] = copy.deepcopy(dict(data)) if data is not None else {}
+        self._data: dict[str, Any] | None = copy.deepcopy(dict(data)) if data is not None else {}
         if name is not None:
-            self.data["name"] = name
+            self._data["name"] = name
         if run is not None:
-            self.data["run"] = dict(run)
-        self.data.setdefault("nodes", [])
-        self.data.setdefault("links", [])
+            self._data["run"] = dict(run)
+        self._data.setdefault("nodes", [])
+        self._data.setdefault("links", [])
         self.source = source
         self._text: str | None = None
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The scenario as Python data. A scenario loaded from TOML is parsed here, on first use:
+        running it needs only its text (the core parses that), and Python's TOML parser takes
+        seconds on a file of 10^4 flows (issue 13)."""
+        if self._data is None:
+            try:
+                data = tomllib.loads(self._text or "")
+            except (tomllib.TOMLDecodeError, RecursionError):
+                # The Rust parser reports the error with its line when the scenario is used; a
+                # deeply nested value exhausts Python's recursion limit but not the core's.
+                data = {}
+            data.setdefault("nodes", [])
+            data.setdefault("links", [])
+            self._data = data
+        return self._data
+
+    @data.setter
+    def data(self, value: dict[str, Any]) -> None:
+        self._data = value
 
     @classmethod
     def load(cls, path: PathLike) -> "Scenario":
@@ -74,41 +95,41 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<string>") -> "Scenario":
-        try:
-            data = tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, RecursionError):
-            # The Rust parser reports the error with its line when the scenario is used; a
-            # deeply nested value exhausts Python's recursion limit but not the core's.
-            data = {}
-        sc = cls(data=data, source=source)
+        sc = cls(source=source)
+        sc._data = None  # parsed from the text when `data` is first used
         sc._text = text  # keep the original so errors point at its lines
         return sc
 
     # Builders --------------------------------------------------------------
     def add_node(self, name: str, kind: str = "host", **kw: Any) -> "Scenario":
+        data = self.data  # parse a loaded text before forgetting it
         self._text = None
-        self.data["nodes"].append({"name": name, "kind": kind, **kw})
+        data["nodes"].append({"name": name, "kind": kind, **kw})
         return self
 
     def add_link(self, a: str, b: str, *, rate: str, delay: str, **kw: Any) -> "Scenario":
+        data = self.data  # parse a loaded text before forgetting it
         self._text = None
-        self.data["links"].append({"a": a, "b": b, "rate": rate, "delay": delay, **kw})
+        data["links"].append({"a": a, "b": b, "rate": rate, "delay": delay, **kw})
         return self
 
     def add_udp(self, name: str, src: str, dst: str, **kw: Any) -> "Scenario":
+        data = self.data  # parse a loaded text before forgetting it
         self._text = None
-        self.data.setdefault("udp", []).append({"name": name, "from": src, "to": dst, **kw})
+        data.setdefault("udp", []).append({"name": name, "from": src, "to": dst, **kw})
         return self
 
     def add_tcp(self, name: str, src: str, dst: str, *, variant: str, **kw: Any) -> "Scenario":
+        data = self.data  # parse a loaded text before forgetting it
         self._text = None
-        self.data.setdefault("tcp", []).append({"name": name, "from": src, "to": dst, "variant": variant, **kw})
+        data.setdefault("tcp", []).append({"name": name, "from": src, "to": dst, "variant": variant, **kw})
         return self
 
     def add_route(self, at: str, to: str, via: str) -> "Scenario":
         """Explicit route: at node `at`, packets for `to` leave by the link to `via`."""
+        data = self.data  # parse a loaded text before forgetting it
         self._text = None
-        self.data.setdefault("routes", []).append({"at": at, "to": to, "via": via})
+        data.setdefault("routes", []).append({"at": at, "to": to, "via": via})
         return self
 
     def to_toml(self) -> str:

@@ -40,6 +40,9 @@ MAX_TCP_GRAPHS = 12  # per run; a run with more flows gets the first 12 and a no
 MAX_LINK_GRAPHS = 6
 LONG_PATH_CHARS = 4000  # SVG paths longer than this get coordinates rounded to 0.1 pt
 ZOOM_SVG_MAX_BYTES = 1_500_000  # per graph; larger graphs are embedded as PNG (no zoom)
+# matplotlib writes one ~105-byte SVG element per marker, so a graph with more markers than this
+# cannot fit ZOOM_SVG_MAX_BYTES: it goes to PNG without drawing the SVG first (issue 13).
+ZOOM_MAX_MARKERS = ZOOM_SVG_MAX_BYTES // 105
 
 _CSS = """
 :root { --fg:#111; --mute:#666; --rule:#ccc; --bg:#fff; --band:#f4f4f4; }
@@ -349,6 +352,8 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
     axes = [ax for ax in fig.axes if ax.get_visible()]
     if not axes:
         return None
+    if _marker_count(fig) > ZOOM_MAX_MARKERS:
+        return None
     n = 0
     for i, ax in enumerate(axes):
         ax.set_gid(f"zax{i}")
@@ -400,6 +405,17 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
     return svg, meta
 
 
+def _marker_count(fig) -> int:
+    """Markers the figure's lines draw (each one an element in SVG)."""
+    from matplotlib.lines import Line2D
+    n = 0
+    for ax in fig.axes:
+        for ln in ax.get_lines():
+            if isinstance(ln, Line2D) and ln.get_visible() and ln.get_marker() not in (None, "None", "none", "", " "):
+                n += len(ln.get_xdata())
+    return n
+
+
 _PATH_EL = re.compile(r'<path d="([^"]*)"((?: clip-path="[^"]*")?) style="([^"]*)"/>')
 
 
@@ -438,9 +454,9 @@ _ZOOM_TOOLS = ('<div class="ztool"><button type="button" class="zreset" disabled
                'click to enlarge</span></div>')
 
 
-def _figure_html(fig, caption: str, fig_id: str = "", zoom: bool = True) -> str:
+def _figure_html(fig, caption: str, fig_id: str = "", zoom: bool = True, uid: str | None = None) -> str:
     idattr = f' id="{_e(fig_id)}"' if fig_id else ""
-    z = _zoomable_svg(fig, f"zg{next(_zoom_ids)}") if zoom else None
+    z = _zoomable_svg(fig, uid or f"zg{next(_zoom_ids)}") if zoom else None
     if z is not None:
         svg, meta = z
         t0, t1 = meta["axes"][0]["t0"], meta["axes"][0]["t1"]
@@ -536,16 +552,81 @@ def _run_section(run, anchor: str, heading: str | None = None, graphs: bool = Tr
     return "".join(parts)
 
 
+class _Pending:
+    """A graph built but not yet drawn: drawn with the report's others by `_draw_pending`."""
+
+    def __init__(self, fig, caption: str, fig_id: str):
+        self.args = (fig, caption, fig_id, True, f"zg{next(_zoom_ids)}")
+
+
+def _draw_pending(parts: list) -> list[str]:
+    """`parts` with every _Pending drawn into its HTML. Drawing (SVG/PNG, half the report's
+    time) is split with one forked child when the machine has two cores or more: the figures
+    are already built, so the child runs only matplotlib (no polars, whose thread pool does not
+    survive a fork) and hands back HTML text. The output is the same as drawn in one process;
+    if the child fails, its share is drawn here. TCPLAB_REPORT_JOBS=1 draws in one process."""
+    pend = [i for i, p in enumerate(parts) if isinstance(p, _Pending)]
+    out = list(parts)
+    if not pend:
+        return out
+    parallel = (len(pend) >= 4 and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+                and os.environ.get("TCPLAB_REPORT_JOBS", "") != "1")
+    theirs_idx = pend[1::2] if parallel else []
+    mine_idx = pend[0::2] if parallel else pend
+    pid = r = None
+    if theirs_idx:
+        import pickle
+        r, w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(r)
+            os.close(w)
+            pid = r = None
+            mine_idx = pend
+            theirs_idx = []
+        if pid == 0:  # the child: draw its share, send the HTML, leave without cleanup
+            code = 1
+            try:
+                os.close(r)
+                data = pickle.dumps([_figure_html(*parts[i].args) for i in theirs_idx])
+                with os.fdopen(w, "wb") as f:
+                    f.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        if pid is not None:
+            os.close(w)
+    for i in mine_idx:
+        out[i] = _figure_html(*parts[i].args)
+    if pid is not None:
+        import pickle
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(pid, 0)
+        drawn = None
+        if status == 0 and data:
+            try:
+                drawn = pickle.loads(data)
+            except Exception:
+                drawn = None
+        if drawn is None or len(drawn) != len(theirs_idx):
+            drawn = [_figure_html(*parts[i].args) for i in theirs_idx]
+        for i, h in zip(theirs_idx, drawn):
+            out[i] = h
+    return out
+
+
 def _graphs_html(run, anchor: str) -> str:
-    parts = []
+    parts: list = []
     has_tcp = getattr(run, "has_tcp", True)
     has_link = getattr(run, "has_link", True)
     conns = run.conns
     if has_tcp and conns:
         parts.append("<h3>TCP trace graphs</h3>")
         for c in conns[:MAX_TCP_GRAPHS]:
-            parts.append(_figure_html(plots.tcp_graph(run, c), f"TCP trace graph of {_flow_variant_title(run, c)}: "
-                                      "windows, sending rate (last 12 segments), bottleneck queue",
+            parts.append(_Pending(plots.tcp_graph(run, c), f"TCP trace graph of {_flow_variant_title(run, c)}: "
+                                  "windows, sending rate (last 12 segments), bottleneck queue",
                                       f"{anchor}-tcp-{c}"))
         if len(conns) > MAX_TCP_GRAPHS:
             parts.append(f'<p class="note">{len(conns) - MAX_TCP_GRAPHS} more flows not drawn; '
@@ -554,22 +635,22 @@ def _graphs_html(run, anchor: str) -> str:
         if vegas:
             parts.append("<h3>Vegas congestion avoidance</h3>")
             for c in vegas[:MAX_TCP_GRAPHS]:
-                parts.append(_figure_html(plots.cam_graph(run, c), f"CAM graph of {c}", f"{anchor}-cam-{c}"))
+                parts.append(_Pending(plots.cam_graph(run, c), f"CAM graph of {c}", f"{anchor}-cam-{c}"))
         parts.append("<h3>Sequence numbers</h3>")
-        parts.append(_figure_html(plots.seq_graph(run, conns[:MAX_TCP_GRAPHS]),
-                                  "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
+        parts.append(_Pending(plots.seq_graph(run, conns[:MAX_TCP_GRAPHS]),
+                              "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
         parts.append("<h3>Throughput over time</h3>")
-        parts.append(_figure_html(plots.flows_graph(run, conns=conns[:MAX_TCP_GRAPHS]),
-                                  "Per-flow throughput from ACK progress, with the bottleneck capacity",
+        parts.append(_Pending(plots.flows_graph(run, conns=conns[:MAX_TCP_GRAPHS]),
+                              "Per-flow throughput from ACK progress, with the bottleneck capacity",
                                   f"{anchor}-flows"))
     if has_link:
         for lk in _relevant_links(run):
             parts.append(f"<h3>Link {_e(lk)}</h3>")
-            parts.append(_figure_html(plots.link_graph(run, lk), f"Output bandwidth of {lk} (100 ms thin, 300 ms "
-                                      "thick), drops marked on the axis", f"{anchor}-link-{lk}"))
-            parts.append(_figure_html(plots.queue_graph(run, lk), f"Queue size at {lk}: min–max per 100 ms "
-                                      "with the average", f"{anchor}-queue-{lk}"))
-    return "".join(parts)
+            parts.append(_Pending(plots.link_graph(run, lk), f"Output bandwidth of {lk} (100 ms thin, 300 ms "
+                                  "thick), drops marked on the axis", f"{anchor}-link-{lk}"))
+            parts.append(_Pending(plots.queue_graph(run, lk), f"Queue size at {lk}: min–max per 100 ms "
+                                  "with the average", f"{anchor}-queue-{lk}"))
+    return "".join(_draw_pending(parts))
 
 
 # ----------------------------------------------------------------------------- public API

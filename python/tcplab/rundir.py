@@ -339,6 +339,10 @@ class RunData:
     def trace(self, conn: str | None = None, side: str | None = "snd") -> pl.DataFrame:
         """TCP trace rows of ``conn`` (all conns if None) on ``side`` ("snd", "rcv", None=both),
         in time order."""
+        # Each graph of a report asks again for the same rows: filtered and sorted once (issue 13).
+        memo = self.__dict__.setdefault("_trace_memo", {})
+        if (conn, side) in memo:
+            return memo[(conn, side)]
         df = self.tcp_all()
         if conn is not None:
             if conn not in self.conns and df.filter(pl.col("conn") == conn).height == 0:
@@ -346,7 +350,8 @@ class RunData:
             df = df.filter(pl.col("conn") == conn)
         if side is not None:
             df = df.filter(pl.col("side") == side)
-        return df.sort("t_s", maintain_order=True)
+        memo[(conn, side)] = df = _time_sorted(df)
+        return df
 
     def cam(self, conn: str | None = None) -> pl.DataFrame:
         """Vegas CAM rows (empty frame with the contract's columns if the file is absent)."""
@@ -366,12 +371,17 @@ class RunData:
             if self._in_memory:
                 self._missing("link trace", "trace_link.parquet")
             self._link = _read_parquet(self.dir / "trace_link.parquet", "link trace", _LINK_COLS)
+        memo = self.__dict__.setdefault("_link_memo", {})
+        if link in memo:
+            return memo[link]
         df = self._link
+        key = link
         if link is not None:
             if link not in self.link_names and df.filter(pl.col("link") == link).height == 0:
                 link = self.resolve_link(link)
             df = df.filter(pl.col("link") == link)
-        return df.sort("t_s", maintain_order=True)
+        memo[key] = df = _time_sorted(df)
+        return df
 
     def aqm_average(self, link: str | None = None) -> pl.DataFrame:
         """An active queue manager's own average (RED's ``avg``) of ``link`` at the end of each
@@ -393,11 +403,26 @@ class RunData:
         interval=x: per-interval statistics t_s (interval start), min_pkts, max_pkts,
         avg_pkts (time-weighted), for intervals covering [0, sim_end)."""
         link = link or self.bottleneck
+        # The report draws the bottleneck's queue under every flow's graph: computed once.
+        memo = self.__dict__.setdefault("_queue_memo", {})
+        if (link, interval) in memo:
+            return memo[(link, interval)]
         ev = self.link_events(link).select("t_s", "qlen_pkts")
         if interval is None:
-            return ev
-        return queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval,
-                               max(self.sim_end_s, float(ev["t_s"].max() or 0.0)))
+            out = ev
+        else:
+            out = queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval,
+                                  max(self.sim_end_s, float(ev["t_s"].max() or 0.0)))
+        memo[(link, interval)] = out
+        return out
+
+
+def _time_sorted(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` in time order (a stable sort on t_s); a frame already in order, as the core writes
+    each connection's and each link's rows, is returned as it is without sorting."""
+    if df.height < 2 or df["t_s"].is_sorted():
+        return df
+    return df.sort("t_s", maintain_order=True)
 
 
 def queue_intervals(t, q, interval: float, end: float) -> pl.DataFrame:

@@ -65,6 +65,9 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+/// Packets a DropTail queue has room for before its first growth.
+const INITIAL_QUEUE_CAPACITY: usize = 128;
+
 /// DropTail (tail drop) limited in packets or bytes.
 ///
 /// `count_in_service`: whether the packet currently being transmitted counts against the limit.
@@ -82,10 +85,14 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: QueueLimit, count_in_service: bool) -> Self {
+        // Room for the first packets only: a 1000-packet limit sized up front cost 8 KB per
+        // link direction, 32 KB per flow of a dumbbell at 4,096 flows (issue 13). A queue that
+        // grows past this reallocates a few times (doubling), then never again.
         let cap = match limit {
-            QueueLimit::Packets(n) => (n as usize).min(1 << 16),
-            QueueLimit::Bytes(b) => ((b / 64) as usize).min(1 << 16),
-        };
+            QueueLimit::Packets(n) => n as usize,
+            QueueLimit::Bytes(b) => (b / 64) as usize,
+        }
+        .min(INITIAL_QUEUE_CAPACITY);
         DropTail { limit, count_in_service, q: VecDeque::with_capacity(cap + 1), bytes: 0 }
     }
 }

@@ -84,6 +84,13 @@ fn unknown_key(file: &str, original: &str, field: &str, key: &str, known: &[&str
 }
 
 /// Whether the text uses any template feature (cheap check on the parsed table).
+/// False when the text cannot use templates: none of the keys [`uses_templates`] looks for is
+/// written in it (and no escape could spell one in a quoted key). Saves a whole parse of large
+/// plain scenarios (issue 13).
+fn may_use_templates(text: &str) -> bool {
+    text.contains('\\') || ["topology", "defaults", "count", "cycle"].iter().any(|k| text.contains(k))
+}
+
 fn uses_templates(doc: &Table) -> bool {
     doc.contains_key("topology")
         || doc.contains_key("defaults")
@@ -275,6 +282,9 @@ fn topology(file: &str, original: &str, topo: &Value) -> Result<(Gen, String), S
 /// Expand the templates of `text` (already overridden). `original` is the user's file, for
 /// error lines. `Ok(None)` when the text uses no template feature (it is then parsed as it is).
 pub fn expand(text: &str, original: &str, file: &str) -> Result<Option<Expansion>, ScenarioError> {
+    if !may_use_templates(text) {
+        return Ok(None);
+    }
     let Ok(mut doc) = text.parse::<Table>() else { return Ok(None) }; // syntax errors are reported by the parser
     if !uses_templates(&doc) {
         return Ok(None);
