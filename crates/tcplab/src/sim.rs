@@ -9,6 +9,7 @@ use crate::apps::traffic::TrafficSource;
 use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
+use crate::net::monitor::PacketTag;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::packet::{DropReason, Ecn, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::{Admit, Arrival};
@@ -349,21 +350,22 @@ impl Simulation {
     fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
         let size = self.pool.get(id).size;
         let ect = self.pool.get(id).ecn != Ecn::NotEct;
+        let tag = self.tag_if_traced(l, id);
         let link = &mut self.links[l as usize];
         link.monitor.on_arrive(size);
         link.monitor.on_arrive_ecn(now, size, ect);
         // Trace rows carry the queue length after the event: an arrival is recorded once the
         // queue has taken (or refused) the packet.
         if size > link.params.mtu_bytes {
-            link.monitor.trace(now, 0, size, None);
-            link.monitor.on_drop(now, size, DropReason::Mtu);
+            link.monitor.trace(now, 0, size, None, tag);
+            link.monitor.on_drop(now, size, DropReason::Mtu, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
             return;
         }
         if !link.script.is_empty() && link.script.hit(self.pool.get(id)) {
-            link.monitor.trace(now, 0, size, None);
-            link.monitor.on_drop(now, size, DropReason::Scripted);
+            link.monitor.trace(now, 0, size, None, tag);
+            link.monitor.on_drop(now, size, DropReason::Scripted, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
             return;
@@ -375,8 +377,8 @@ impl Simulation {
             link.monitor.on_delay(now, false);
             link.busy = Some((id, size));
             link.monitor.on_queue_change(now, 0, true);
-            link.monitor.trace(now, 0, size, None);
-            link.monitor.trace(now, 1, size, None);
+            link.monitor.trace(now, 0, size, None, tag);
+            link.monitor.trace(now, 1, size, None, tag);
             let t = now + link.tx_time(size);
             self.events.schedule(t, Event::TxDone(l));
             self.capture(now, l, id);
@@ -397,18 +399,46 @@ impl Simulation {
                 link.monitor.on_enqueued(now);
                 let q = link.queue.len_pkts() as u32;
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
-                link.monitor.trace(now, 0, size, None);
+                link.monitor.trace(now, 0, size, None, tag);
                 if link.busy.is_none() {
                     // An AQM queue saw the arrival at an idle link: it leaves at once.
                     self.start_next(now, l);
                 }
             }
             Err(reason) => {
-                link.monitor.trace(now, 0, size, None);
-                link.monitor.on_drop(now, size, reason);
+                link.monitor.trace(now, 0, size, None, tag);
+                link.monitor.on_drop(now, size, reason, tag);
                 self.conservation.dropped += 1;
                 self.pool.free(id);
             }
+        }
+    }
+
+    /// The link-trace tag of packet `id` if link `l` is traced (the trace is off by default:
+    /// then nothing is looked up).
+    #[inline]
+    fn tag_if_traced(&self, l: u32, id: PacketId) -> PacketTag {
+        if self.links[l as usize].monitor.traced() {
+            packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id)
+        } else {
+            PacketTag::NONE
+        }
+    }
+
+    /// The name of a link trace row's flow index ([`PacketTag::flow`]): the `[[tcp]]` flows,
+    /// then the `[[udp]]` sources, then the traffic sources (whose connections share the
+    /// source's name); "" when unknown.
+    pub fn trace_flow_name(&self, flow: u32) -> &str {
+        let f = flow as usize;
+        let (nt, nu) = (self.static_tcp, self.udp.len());
+        if f < nt {
+            &self.tcp[f].name
+        } else if f < nt + nu {
+            &self.udp[f - nt].name
+        } else if f - nt - nu < self.traffic.len() && flow != PacketTag::NO_FLOW {
+            &self.traffic[f - nt - nu].name
+        } else {
+            ""
         }
     }
 
@@ -428,12 +458,13 @@ impl Simulation {
     fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         if let Some((next, nsize)) = link.queue.dequeue(now) {
+            let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), next) } else { PacketTag::NONE };
             link.busy = Some((next, nsize));
             link.monitor.on_depart();
             link.monitor.on_delay(now, true);
             let q = link.queue.len_pkts() as u32;
             link.monitor.on_queue_change(now, q, true);
-            link.monitor.trace(now, 1, nsize, None);
+            link.monitor.trace(now, 1, nsize, None, tag);
             let t = now + link.tx_time(nsize);
             self.events.schedule(t, Event::TxDone(l));
             self.capture(now, l, next);
@@ -450,7 +481,8 @@ impl Simulation {
         let lost = link.params.loss > 0.0 && link.rng.gen::<f64>() < link.params.loss;
         let corrupt = !lost && link.params.corruption > 0.0 && link.rng.gen::<f64>() < link.params.corruption;
         if lost {
-            link.monitor.on_drop(now, size, DropReason::LinkLoss);
+            let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id) } else { PacketTag::NONE };
+            link.monitor.on_drop(now, size, DropReason::LinkLoss, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
         } else {
@@ -476,8 +508,9 @@ impl Simulation {
         let to = link.to;
         if self.pool.get(id).corrupted {
             let size = self.pool.get(id).size;
+            let tag = self.tag_if_traced(l, id);
             let link = &mut self.links[l as usize];
-            link.monitor.on_drop(now, size, DropReason::Corruption);
+            link.monitor.on_drop(now, size, DropReason::Corruption, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
             return;
@@ -564,5 +597,41 @@ impl Simulation {
     /// Packets still inside the network (queues, wires, processing).
     pub fn in_flight(&self) -> u64 {
         self.pool.live() as u64
+    }
+}
+
+/// Whose packet `id` is, for a link trace row (see [`PacketTag`]).
+fn packet_tag(pool: &PacketPool, tcp: &[TcpConn], static_tcp: usize, n_udp: usize, id: PacketId) -> PacketTag {
+    match pool.get(id).kind {
+        PacketKind::Udp { source, seq } => PacketTag { flow: (static_tcp + source as usize) as u32, kind: 4, seq: seq as i64 },
+        PacketKind::Tcp { conn, gen, to_receiver, seg } => {
+            let c = &tcp[conn as usize];
+            let current = c.gen == gen;
+            let flow = if (conn as usize) < static_tcp {
+                conn
+            } else {
+                // A traffic connection: its source's name. A segment of a connection whose slot
+                // has since been reused (generation changed) belongs to no known flow.
+                match &c.app {
+                    Some(app) if current => (static_tcp + n_udp) as u32 + app.source,
+                    _ => PacketTag::NO_FLOW,
+                }
+            };
+            // Offsets from the first data byte of the space the number lives in (as trace_tcp's
+            // and drop scripts' `seq`): the segment's own side for seq, the peer's for ack.
+            let (own, peer) = if to_receiver { (0, 1) } else { (1, 0) };
+            let rel = |n: u32, side: usize| -> i64 {
+                if current { n.wrapping_sub(c.ep[side].iss().wrapping_add(1)) as i32 as i64 } else { n as i64 }
+            };
+            let (kind, seq) = if seg.len > 0 {
+                (1, rel(seg.seq, own))
+            } else if seg.flags.syn() || seg.flags.fin() || seg.flags.rst() {
+                (3, rel(seg.seq, own))
+            } else {
+                (2, rel(seg.ack, peer))
+            };
+            PacketTag { flow, kind, seq }
+        }
+        PacketKind::Raw => PacketTag { flow: PacketTag::NO_FLOW, kind: 5, seq: 0 },
     }
 }
