@@ -473,6 +473,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             rcvd_pkts: 0,
             rcvd_bytes: 0,
             delay_sum_ns: 0,
+            burst_queue: Default::default(),
         });
     }
 

@@ -26,6 +26,8 @@ pub enum Event {
     Processed { node: u32, pkt: PacketId },
     /// UDP source fires.
     Source(u32),
+    /// A bursts source's next queued packet is due (bursts are paced at the access rate).
+    BurstNext(u32),
     /// TCP connection `conn`, endpoint `side` (0 sender, 1 receiver), fine timer generation.
     TcpTimer { conn: u32, side: u8, gen: u32 },
     /// TCP connection starts (active open).
@@ -253,6 +255,7 @@ impl Simulation {
                     self.at_node(now, node, pkt)
                 }
                 Event::Source(s) => self.source_fire(now, s),
+                Event::BurstNext(s) => self.burst_next(now, s),
                 Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
                 Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
                 Event::TcpStop(c) => crate::tcpglue::stop(self, now, c),
@@ -576,21 +579,53 @@ impl Simulation {
     fn source_fire(&mut self, now: SimTime, s: u32) {
         let mut sizes = std::mem::take(&mut self.scratch);
         let next = self.udp[s as usize].fire(now, &mut sizes);
-        let (from, to) = (self.udp[s as usize].from, self.udp[s as usize].to);
-        for &size in &sizes {
+        if matches!(self.udp[s as usize].pattern, crate::apps::udp::Pattern::Bursts { .. }) {
+            // A burst leaves at the access link's rate, one packet as the previous one has been
+            // serialized, so the host's own interface queue never holds it (README "Profiles",
+            // bursts); a burst drawn while one is still going joins its tail.
             let src = &mut self.udp[s as usize];
-            let seq = src.seq;
-            src.seq += 1;
-            src.sent_pkts += 1;
-            src.sent_bytes += size as u64;
-            let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn: Ecn::NotEct, created: now.0, kind: PacketKind::Udp { source: s, seq } };
-            self.send_packet(now, p);
+            let idle = src.burst_queue.is_empty();
+            src.burst_queue.extend(sizes.iter().copied());
+            if idle {
+                self.burst_next(now, s);
+            }
+        } else {
+            for &size in &sizes {
+                self.send_udp(now, s, size);
+            }
         }
         self.scratch = sizes;
         if let Some(t) = next {
             if t < self.end {
                 self.events.schedule(t, Event::Source(s));
             }
+        }
+    }
+
+    fn send_udp(&mut self, now: SimTime, s: u32, size: u32) {
+        let src = &mut self.udp[s as usize];
+        let (from, to) = (src.from, src.to);
+        let seq = src.seq;
+        src.seq += 1;
+        src.sent_pkts += 1;
+        src.sent_bytes += size as u64;
+        let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn: Ecn::NotEct, created: now.0, kind: PacketKind::Udp { source: s, seq } };
+        self.send_packet(now, p);
+    }
+
+    /// Send the next packet of a bursts source's current burst and schedule the one after it
+    /// when this one has been serialized on the first link of the path.
+    fn burst_next(&mut self, now: SimTime, s: u32) {
+        let Some(size) = self.udp[s as usize].burst_queue.pop_front() else { return };
+        self.send_udp(now, s, size);
+        if self.udp[s as usize].burst_queue.is_empty() {
+            return;
+        }
+        let (from, to) = (self.udp[s as usize].from, self.udp[s as usize].to);
+        let l = self.nodes[from as usize].route(to);
+        let gap = if l == NO_ROUTE { SimTime::ZERO } else { self.links[l as usize].tx_time(size) };
+        if now + gap < self.end {
+            self.events.schedule(now + gap, Event::BurstNext(s));
         }
     }
 
