@@ -269,3 +269,44 @@ def test_flows_graph_shows_udp_sources(tmp_path):
     u = r2.summary["udp"][0]
     (ln,) = plots.find_gid(fig2, f"flow-udp:{u['name']}")
     assert np.asarray(ln.get_ydata()) == pytest.approx(u["received_bytes"] / r2.summary["sim_end_s"] / 1024)
+
+
+def test_summary_prints_jains_index_per_shared_bottleneck(tmp_path):
+    """A parking lot with two bottlenecks: summary.json and the printed table give each its own
+    Jain's index over the flows crossing it (the long flow in both)."""
+    f = tmp_path / "lot.toml"
+    f.write_text("""
+[run]
+duration = "5s"
+stop_when_done = false
+[topology]
+kind = "parking-lot"
+hops = 2
+hop = { rate = "10Mbps", delay = "10ms", queue = { limit = "60pkts" } }
+access = { rate = "100Mbps", delay = "1ms", queue = { limit = "1000pkts" } }
+[defaults.tcp]
+variant = "newreno"
+duration = "5s"
+send_buffer = "256KB"
+recv_buffer = "256KB"
+[[tcp]]
+name = "long"
+from = "src"
+to = "dst"
+[[tcp]]
+count = 2
+name = "c{i}"
+from = "cross_src{i}"
+to = "cross_dst{i}"
+""")
+    p = cli("run", f, "--out", tmp_path / "r")
+    assert p.returncode == 0, p.stderr
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    groups = {b["link"]: b for b in s["shared_bottlenecks"]}
+    assert {k: v["flows"] for k, v in groups.items()} == {"r0->r1": ["long", "c0"], "r1->r2": ["long", "c1"]}
+    tput = {fl["name"]: fl["throughput_KBps"] for fl in s["flows"]}
+    for link, b in groups.items():
+        x = [tput[n] for n in b["flows"]]
+        assert b["jain_index"] == pytest.approx(sum(x) ** 2 / (len(x) * sum(v * v for v in x)), rel=1e-12)
+        assert f"bottleneck {link}: 2 flows (long, {b['flows'][1]}), " in p.stdout
+        assert f"Jain's index {b['jain_index']:.3f}" in p.stdout

@@ -81,6 +81,16 @@ def print_summary(s: dict, file=None, show_all: bool = False) -> None:
                   f"Jain's index {jain:.3f}; retransmitted {sum(f['retransmitted_bytes'] for f in flows) / 1024:.1f} KB; "
                   f"timeouts {sum(f['coarse_timeouts'] for f in flows)}, fast retransmits {sum(f['fast_retransmits'] for f in flows)}",
                   file=file)
+        # Per shared bottleneck (summary.json "shared_bottlenecks"): the flows whose data crosses it.
+        shared = s.get("shared_bottlenecks") or []
+        for b in shared if show_all else shared[:FLOW_ROWS]:
+            j = b["jain_index"]
+            names = ", ".join(b["flows"][:4]) + (f", ... ({len(b['flows']) - 4} more)" if len(b["flows"]) > 4 else "")
+            print(f"bottleneck {b['link']}: {len(b['flows'])} flows ({names}), {b['throughput_KBps']:.1f} KB/s "
+                  f"({b['throughput_KBps'] * 8192 / 1e6:.2f} Mbit/s), Jain's index {'n/a' if j is None else f'{j:.3f}'}",
+                  file=file)
+        if len(shared) > FLOW_ROWS and not show_all:
+            print(f"... {len(shared) - FLOW_ROWS} more shared bottlenecks (--all prints every one)", file=file)
         print("(KB = 1024 bytes; Mbit = 10^6 bits)", file=file)
         print(file=file)
     warnings = s.get("warnings") or []
