@@ -296,7 +296,7 @@ QUEUE_LINES = {
 PATTERN_LINES = {
     "cbr": "UDP constant bit rate: packet_size at rate",
     "poisson": "UDP Poisson arrivals: mean interval (or rate), sizes fixed or exponential",
-    "bursts": "UDP exponential bursts at exponential intervals, back to back into the sender's own link queue (seed 002 §5)",
+    "bursts": "UDP exponential bursts at exponential intervals, back to back, paced at the sender's access link rate (seed 002 §5)",
     "onoff": "UDP on/off (ns-2 Exponential, Pareto with shape): rate while on",
     "tcplib": "[[traffic]] tcplib conversations (Telnet, FTP, SMTP, NNTP) over TCP, x-Sim's TRAFFIC",
     "ahn": "[[traffic]] Ahn's senders: sleep exp(sleep), send a tcplib FTP item, repeat",
@@ -329,7 +329,7 @@ def cmd_variants(a) -> int:
         if p_ == "onoff (traffic)":
             line = "[[traffic]] on/off senders over TCP"
         print(f"  {p_:<14} {line}")
-    print("\nprofiles (run.profile or [[tcp]] profile = ...):")
+    print("\nprofiles (run.profile, or profile = ... on [[tcp]] and [[traffic]]):")
     print("  bsd-1994       the seeds' hosts (default): 50 KB buffers, no window scaling, BSD 500/200 ms ticks, IW 1")
     print("  modern         window scaling, buffers 2 x the path's BDP, RFC 6298 timer with 200 ms min RTO, IW 10, delayed ACKs")
     from .emulate import linux_variants
