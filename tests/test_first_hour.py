@@ -216,3 +216,97 @@ def test_seq_graph_rescales_its_y_axis_to_the_time_window():
     lo_w, hi_w = whole.axes[0].get_ylim()
     lo_p, hi_p = part.axes[0].get_ylim()
     assert lo_w == 0 and 0 < lo_p < hi_p < hi_w, (lo_w, hi_w, lo_p, hi_p)
+
+
+def test_link_trace_rows_name_the_packet_in_parquet_and_csv(tmp_path):
+    """Whose packet was dropped: flow, kind and seq on every link trace row, in Parquet and CSV."""
+    import polars as pl
+    out = tmp_path / "r"
+    assert cli("run", EXAMPLES / "udp-dumbbell.toml", "--out", out, "--set", "run.duration=2s").returncode == 0
+    ev = pl.read_parquet(out / "trace_link.parquet")
+    assert {"flow", "kind", "seq"} <= set(ev.columns)
+    assert set(ev["kind"].unique().to_list()) == {"udp"}
+    drops = ev.filter(pl.col("event") == "drop")
+    assert drops.height > 0
+    summary = json.loads((out / "summary.json").read_text())
+    sent = {u["name"]: u["sent_pkts"] - u["received_pkts"] for u in summary["udp"]}
+    # Only the bottleneck is traced and drops: each source's drop rows = its datagrams lost,
+    # unless still queued or on the wire when the run ended (at most the queue and the pipe).
+    by_flow = dict(drops.group_by("flow").len().iter_rows())
+    assert set(by_flow) <= set(sent) and sum(by_flow.values()) > 0
+    for name, n in by_flow.items():
+        assert 0 <= sent[name] - n <= 100 + 100, (name, sent[name], n)
+    # A source's datagram numbers arrive in order at the bottleneck.
+    seqs = ev.filter((pl.col("flow") == "cbr3") & (pl.col("event") == "arrive"))["seq"].to_list()
+    assert seqs == sorted(seqs) and seqs[0] == 0
+    assert cli("export", out, "--out", tmp_path / "csv").returncode == 0
+    csv = pl.read_csv(tmp_path / "csv" / "trace_link.csv")
+    assert csv.columns == ev.columns and csv.height == ev.height
+    assert csv.filter(pl.col("event") == "drop")["flow"].to_list() == drops["flow"].to_list()
+
+
+def test_flows_graph_shows_udp_sources(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import numpy as np
+    import polars as pl
+    import tcplab
+    from tcplab import plots
+    r = tcplab.run(EXAMPLES / "udp-dumbbell.toml", overrides={"run.duration": "2s"}, out=tmp_path / "r")
+    rd = r.data
+    fig = plots.flows_graph(rd, interval=0.1)
+    ev = rd.link_events("left->right")
+    for u in r.summary["udp"]:
+        (ln,) = plots.find_gid(fig, f"flow-udp:{u['name']}")
+        y = np.asarray(ln.get_ydata())[:-1]
+        left = ev.filter((pl.col("flow") == u["name"]) & (pl.col("event") == "depart"))["bytes"].sum()
+        assert y.sum() * 0.1 * 1024 == pytest.approx(left, rel=1e-9)
+        assert left > 0.9 * u["received_bytes"]
+    assert plots.find_gid(fig, "flow-total")
+    # Without a link trace: the mean received rate, flat.
+    r2 = tcplab.run(EXAMPLES / "udp-dumbbell.toml", overrides={"run.duration": "2s", "run.trace.links": []})
+    fig2 = plots.flows_graph(r2.data, interval=0.1)
+    u = r2.summary["udp"][0]
+    (ln,) = plots.find_gid(fig2, f"flow-udp:{u['name']}")
+    assert np.asarray(ln.get_ydata()) == pytest.approx(u["received_bytes"] / r2.summary["sim_end_s"] / 1024)
+
+
+def test_summary_prints_jains_index_per_shared_bottleneck(tmp_path):
+    """A parking lot with two bottlenecks: summary.json and the printed table give each its own
+    Jain's index over the flows crossing it (the long flow in both)."""
+    f = tmp_path / "lot.toml"
+    f.write_text("""
+[run]
+duration = "5s"
+stop_when_done = false
+[topology]
+kind = "parking-lot"
+hops = 2
+hop = { rate = "10Mbps", delay = "10ms", queue = { limit = "60pkts" } }
+access = { rate = "100Mbps", delay = "1ms", queue = { limit = "1000pkts" } }
+[defaults.tcp]
+variant = "newreno"
+duration = "5s"
+send_buffer = "256KB"
+recv_buffer = "256KB"
+[[tcp]]
+name = "long"
+from = "src"
+to = "dst"
+[[tcp]]
+count = 2
+name = "c{i}"
+from = "cross_src{i}"
+to = "cross_dst{i}"
+""")
+    p = cli("run", f, "--out", tmp_path / "r")
+    assert p.returncode == 0, p.stderr
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    groups = {b["link"]: b for b in s["shared_bottlenecks"]}
+    assert {k: v["flows"] for k, v in groups.items()} == {"r0->r1": ["long", "c0"], "r1->r2": ["long", "c1"]}
+    tput = {fl["name"]: fl["throughput_KBps"] for fl in s["flows"]}
+    for link, b in groups.items():
+        x = [tput[n] for n in b["flows"]]
+        assert b["jain_index"] == pytest.approx(sum(x) ** 2 / (len(x) * sum(v * v for v in x)), rel=1e-12)
+        assert f"bottleneck {link}: 2 flows (long, {b['flows'][1]}), " in p.stdout
+        assert f"Jain's index {b['jain_index']:.3f}" in p.stdout

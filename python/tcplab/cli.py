@@ -81,6 +81,16 @@ def print_summary(s: dict, file=None, show_all: bool = False) -> None:
                   f"Jain's index {jain:.3f}; retransmitted {sum(f['retransmitted_bytes'] for f in flows) / 1024:.1f} KB; "
                   f"timeouts {sum(f['coarse_timeouts'] for f in flows)}, fast retransmits {sum(f['fast_retransmits'] for f in flows)}",
                   file=file)
+        # Per shared bottleneck (summary.json "shared_bottlenecks"): the flows whose data crosses it.
+        shared = s.get("shared_bottlenecks") or []
+        for b in shared if show_all else shared[:FLOW_ROWS]:
+            j = b["jain_index"]
+            names = ", ".join(b["flows"][:4]) + (f", ... ({len(b['flows']) - 4} more)" if len(b["flows"]) > 4 else "")
+            print(f"bottleneck {b['link']}: {len(b['flows'])} flows ({names}), {b['throughput_KBps']:.1f} KB/s "
+                  f"({b['throughput_KBps'] * 8192 / 1e6:.2f} Mbit/s), Jain's index {'n/a' if j is None else f'{j:.3f}'}",
+                  file=file)
+        if len(shared) > FLOW_ROWS and not show_all:
+            print(f"... {len(shared) - FLOW_ROWS} more shared bottlenecks (--all prints every one)", file=file)
         print("(KB = 1024 bytes; Mbit = 10^6 bits)", file=file)
         print(file=file)
     warnings = s.get("warnings") or []
@@ -286,7 +296,7 @@ QUEUE_LINES = {
 PATTERN_LINES = {
     "cbr": "UDP constant bit rate: packet_size at rate",
     "poisson": "UDP Poisson arrivals: mean interval (or rate), sizes fixed or exponential",
-    "bursts": "UDP exponential bursts at exponential intervals, back to back into the sender's own link queue (seed 002 §5)",
+    "bursts": "UDP exponential bursts at exponential intervals, back to back, paced at the sender's access link rate (seed 002 §5)",
     "onoff": "UDP on/off (ns-2 Exponential, Pareto with shape): rate while on",
     "tcplib": "[[traffic]] tcplib conversations (Telnet, FTP, SMTP, NNTP) over TCP, x-Sim's TRAFFIC",
     "ahn": "[[traffic]] Ahn's senders: sleep exp(sleep), send a tcplib FTP item, repeat",
@@ -319,7 +329,7 @@ def cmd_variants(a) -> int:
         if p_ == "onoff (traffic)":
             line = "[[traffic]] on/off senders over TCP"
         print(f"  {p_:<14} {line}")
-    print("\nprofiles (run.profile or [[tcp]] profile = ...):")
+    print("\nprofiles (run.profile, or profile = ... on [[tcp]] and [[traffic]]):")
     print("  bsd-1994       the seeds' hosts (default): 50 KB buffers, no window scaling, BSD 500/200 ms ticks, IW 1")
     print("  modern         window scaling, buffers 2 x the path's BDP, RFC 6298 timer with 200 ms min RTO, IW 10, delayed ACKs")
     from .emulate import linux_variants

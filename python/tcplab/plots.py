@@ -29,7 +29,7 @@ gid                         what (tcp_graph, windows panel unless said otherwise
 ``link-thin``/``link-thick`` link_graph averages; ``drop-marks`` one mark per drop;
                             ``capacity``
 ``queue-bars``/``queue-avg`` queue_graph min–max bars and averages
-``flow-tput:<conn>``        flows_graph per-flow throughput; ``flow-total``; ``capacity``
+``flow-tput:<conn>``        flows_graph per-flow throughput; ``flow-udp:<source>`` a UDP source's; ``flow-total``; ``capacity``
 ==========================  =======================================================
 
 :func:`count_gid` counts the elements an artist with a gid draws (points of a Line2D,
@@ -847,12 +847,38 @@ def flow_throughput(run, conn: str, interval: float, end: float) -> tuple[np.nda
     return edges[:-1], np.diff(acked) / interval / KB
 
 
+def udp_throughput(run, name: str, interval: float, end: float) -> tuple[np.ndarray, np.ndarray, str]:
+    """(interval starts, KB/s, how) of UDP source ``name``: its datagrams leaving a traced link
+    per interval -- the traced link on its path that forwarded the fewest of them, i.e. the one
+    nearest its destination -- or, when no traced link carries it (or the run predates the link
+    trace's ``flow`` column), its mean received rate over the run (summary.json) as a flat line."""
+    nb = max(1, int(math.ceil(end / interval - 1e-9)))
+    edges = np.arange(nb + 1) * interval
+    if run.has_link:
+        ev = run.link_events()
+        if "flow" in ev.columns:
+            ev = ev.filter((pl.col("flow") == name) & (pl.col("event") == "depart"))
+            if ev.height:
+                counts = ev.group_by("link").len()
+                link = counts.sort(["len", "link"]).row(0)[0]
+                ev = ev.filter(pl.col("link") == link)
+                b = np.clip(np.searchsorted(edges, _np(ev, "t_s"), side="right") - 1, 0, nb - 1)
+                out = np.zeros(nb)
+                np.add.at(out, b, _np(ev, "bytes"))
+                return edges[:-1], out / interval / KB, f"leaving {link}"
+    u = next(x for x in run.summary.get("udp") or [] if x["name"] == name)
+    return edges[:-1], np.full(nb, u["received_bytes"] / max(end, 1e-9) / KB), "mean received"
+
+
 def flows_graph(run: Any, interval: float | None = None, t_from: float | None = None, t_to: float | None = None,
                 path: str | Path | None = None, *, conns: Sequence[str] | None = None, figsize=(8.0, 3.2)) -> Figure:
-    """Per-flow throughput over time from ACK progress (KB/s per ``interval``), their total,
-    and the bottleneck capacity line (004 Figs 2-6)."""
+    """Per-flow throughput over time from ACK progress (KB/s per ``interval``), the UDP
+    sources' (see :func:`udp_throughput`), their total, and the bottleneck capacity line
+    (004 Figs 2-6). ``conns`` selects flows and UDP sources by name (default: all)."""
     run = as_run(run)
-    conns = list(conns) if conns else run.conns
+    udp_names = [u["name"] for u in run.summary.get("udp") or []]
+    udps = [c for c in conns if c in udp_names] if conns else udp_names
+    conns = [c for c in conns if c not in udp_names] if conns else run.conns
     end = float(run.sim_end_s or 1.0)
     if interval is None:
         interval = next((iv for iv in (0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0) if end / iv <= 60),
@@ -876,7 +902,15 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
                             color=color, ls=ls, label=c)
             ln.set_gid(f"flow-tput:{c}")
             tops.append(float(v.max()) if len(v) else 0.0)
-        if total is not None and len(conns) > 1:
+        for j, u in enumerate(udps, start=len(conns)):
+            t, v, how = udp_throughput(run, u, interval, end)
+            total = v.copy() if total is None else total + v
+            color = FLOW_COLORS[j % len(FLOW_COLORS)]
+            (ln,) = ax.plot(np.r_[t, t[-1:] + interval], np.r_[v, v[-1:]], drawstyle="steps-post", lw=0.9,
+                            color=color, ls=":", label=f"{u} (UDP, {how})")
+            ln.set_gid(f"flow-udp:{u}")
+            tops.append(float(v.max()) if len(v) else 0.0)
+        if total is not None and len(conns) + len(udps) > 1:
             (ln,) = ax.plot(np.r_[t, t[-1:] + interval], np.r_[total, total[-1:]], drawstyle="steps-post",
                             lw=0.8, color=C_MID, label="total")
             ln.set_gid("flow-total")
@@ -891,8 +925,9 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
         ax.set_xlabel("Time (seconds)")
         ax.set_ylabel(f"Throughput KB/s\n({interval * 1000:g} ms)")
         ax.legend(loc="upper right", frameon=True, framealpha=0.85, edgecolor=C_LIGHT,
-                  ncols=min(5, len(conns) + 2))
-        fig.suptitle("Throughput of each flow (from ACK progress)", y=0.97, fontsize=9)
+                  ncols=min(5, len(conns) + len(udps) + 2))
+        fig.suptitle("Throughput of each flow (TCP: from ACK progress; UDP: datagrams forwarded)" if udps
+                     else "Throughput of each flow (from ACK progress)", y=0.97, fontsize=9)
     return _finish(fig, path)
 
 

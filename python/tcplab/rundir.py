@@ -3,7 +3,8 @@
     DIR/summary.json         run summary: links[], flows[], optional "bottleneck"
     DIR/trace_tcp.parquet    one row per TCP trace record (both sides)
     DIR/trace_cam.parquet    Vegas congestion-avoidance decisions (optional)
-    DIR/trace_link.parquet   link arrive/depart/drop events
+    DIR/trace_link.parquet   link arrive/depart/drop events, each naming its packet (flow, kind
+                             data/ack/ctl/udp, seq); runs of older versions lack those columns
     DIR/scenario.toml        the scenario as run
     DIR/COMPLETE.json        the completion marker: every file above with its size and SHA-256,
                              written last (see ``seal``); readers refuse a directory without it
@@ -157,7 +158,8 @@ def _read_parquet(path: Path, what: str, required: list[str]) -> pl.DataFrame:
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise RunDirError(f"{path}: missing column(s) {missing} ({what})")
-    numeric = [c for c in df.columns if c not in ("conn", "side", "kind", "link", "event", "reason", "decision", "diff_buffers")]
+    numeric = [c for c in df.columns if c not in ("conn", "side", "kind", "link", "event", "reason", "decision", "diff_buffers", "flow")
+               and not (c == "seq" and what == "link trace")]  # a SYN sits at offset -1
     return _check_values(df, path, numeric)
 
 

@@ -70,25 +70,34 @@ def dumbbell(name, description, notes, pairs, *, variant, params, bottleneck_que
     t += '[[nodes]]\nname = "R1"\nkind = "router"\n\n[[nodes]]\nname = "R2"\nkind = "router"\n\n'
     t += (f'[[links]]                 # the bottleneck, both directions\nname = "bottleneck"\na = "R1"\nb = "R2"\n'
           f'rate = "30Mbps"\ndelay = "{bottleneck_delay_ms}ms"\nqueue = {bottleneck_queue}\n\n')
-    for i, p in enumerate(pairs, 1):
-        t += f'[[nodes]]\nname = "L{i}"\nkind = "host"\n\n[[nodes]]\nname = "D{i}"\nkind = "host"\n\n'
-    for i, p in enumerate(pairs, 1):
-        t += (f'[[links]]\na = "L{i}"\nb = "R1"\nrate = "100Mbps"\ndelay = "{p["left_ms"]:.6f}ms"\n'
-              f'queue = {{ limit = "1000pkts" }}\n\n')
-        t += (f'[[links]]\na = "R2"\nb = "D{i}"\nrate = "100Mbps"\ndelay = "{p["right_ms"]:.6f}ms"\n'
-              f'queue = {{ limit = "1000pkts" }}\n\n')
+    # Hosts and access links as templates (README "Templates"), in the interleaved order of the
+    # written-out files of before (L1, D1, L2, D2, ...; L1->R1, R2->D1, L2->R1, ...), so the
+    # expanded scenario is the same entry for entry; the per-pair values are `cycle` lists.
+    n = len(pairs)
+
+    def column(values, per_line=8):
+        rows = [", ".join(values[k:k + per_line]) for k in range(0, len(values), per_line)]
+        return "[\n    " + ",\n    ".join(rows) + ",\n]"
+
+    t += (f'[[nodes]]                 # L1, D1, L2, D2, ..., L{n}, D{n}\ncount = {2 * n}\n'
+          f'cycle.name = ["L{{i/2+1}}", "D{{i/2+1}}"]\nkind = "host"\n\n')
+    delays = [f'"{d:.6f}ms"' for p in pairs for d in (p["left_ms"], p["right_ms"])]
+    t += (f'[[links]]                 # L1->R1, R2->D1, L2->R1, R2->D2, ...: access links, delays per pair\n'
+          f'count = {2 * n}\ncycle.a = ["L{{i/2+1}}", "R2"]\ncycle.b = ["R1", "D{{i/2+1}}"]\n'
+          f'cycle.delay = {column(delays)}\nrate = "100Mbps"\nqueue = {{ limit = "1000pkts" }}\n\n')
     ptxt = ", ".join(f"{k} = {v}" for k, v in params.items())
     for direction in (0, 1):
-        for i, p in enumerate(pairs, 1):
-            a, b = (f"L{i}", f"D{i}") if direction == 0 else (f"D{i}", f"L{i}")
-            k = i + direction * len(pairs)
-            t += (f'[[tcp]]\nname = "{"f" if direction == 0 else "b"}{i}"\nfrom = "{a}"\nto = "{b}"\n'
-                  f'variant = "{variant}"\nduration = "100000s"\nstart = "{p["starts"][direction]:.6f}s"\n'
-                  f'mss = "1012B"\nsend_buffer = "4MB"\nrecv_buffer = "4MB"\nwindow_scaling = true\n')
-            if params:
-                t += f"params = {{ {ptxt} }}\n"
-            t += extra_tcp
-            t += "\n"
+        a, b = ("L", "D") if direction == 0 else ("D", "L")
+        starts = [f'"{p["starts"][direction]:.6f}s"' for p in pairs]
+        label = "forward: f1..f{0}, L_i -> D_i".format(n) if direction == 0 else "backward: b1..b{0}, D_i -> L_i".format(n)
+        t += (f'[[tcp]]                   # {label}\ncount = {n}\nname = "{"f" if direction == 0 else "b"}{{i+1}}"\n'
+              f'from = "{a}{{i+1}}"\nto = "{b}{{i+1}}"\n'
+              f'variant = "{variant}"\nduration = "100000s"\ncycle.start = {column(starts)}\n'
+              f'mss = "1012B"\nsend_buffer = "4MB"\nrecv_buffer = "4MB"\nwindow_scaling = true\n')
+        if params:
+            t += f"params = {{ {ptxt} }}\n"
+        t += extra_tcp
+        t += "\n"
     return t
 
 

@@ -132,6 +132,9 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     // Link traces and queue interval series.
     let link = PyDict::new(py);
     let (mut l_name, mut l_t, mut l_ev, mut l_bytes, mut l_q, mut l_reason) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Whose packet each row is (flow name, kind, sequence number), see tcplab::net::monitor::PacketTag.
+    // Names are made once as Python strings and shared by reference (one pointer per row).
+    let (mut l_flow, mut l_kind, mut l_seq): (Vec<Bound<'py, pyo3::types::PyString>>, Vec<Bound<'py, pyo3::types::PyString>>, Vec<i64>) = Default::default();
     let iv = PyDict::new(py);
     let (mut i_name, mut i_t, mut i_min, mut i_max, mut i_avg) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut i_bytes: Vec<u64> = Vec::new();
@@ -140,15 +143,29 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     let (mut i_in, mut i_ect, mut i_ce, mut i_dn): (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) = Default::default();
     let (mut i_dsum, mut i_dsq): (Vec<f64>, Vec<f64>) = Default::default();
     const EV: [&str; 3] = ["arrive", "depart", "drop"];
+    let flow_names: Vec<Bound<'py, pyo3::types::PyString>> = {
+        let sim = &r.sim;
+        (0..(sim.static_tcp + sim.udp.len() + sim.traffic.len()) as u32).map(|f| pyo3::types::PyString::new(py, sim.trace_flow_name(f))).collect()
+    };
+    let no_flow = pyo3::types::PyString::new(py, "");
+    let kind_names: Vec<Bound<'py, pyo3::types::PyString>> =
+        tcplab::net::monitor::PacketTag::KIND_NAMES.iter().map(|k| pyo3::types::PyString::new(py, k)).collect();
+    let py_str = |t: &str| pyo3::types::PyString::new(py, t);
+    let ev_names: Vec<_> = EV.iter().map(|e| py_str(e)).collect();
+    let reason_names: Vec<_> = std::iter::once("").chain(tcplab::net::DropReason::ALL.iter().map(|r| r.name())).map(py_str).collect();
     for l in r.sim.links.iter_mut() {
         if let Some(tr) = l.monitor.trace.take() {
+            let link_name = py_str(&l.name);
             for i in 0..tr.t.len() {
-                l_name.push(l.name.clone());
+                l_flow.push(flow_names.get(tr.flow[i] as usize).unwrap_or(&no_flow).clone());
+                l_kind.push(kind_names[tr.kind[i] as usize].clone());
+                l_seq.push(tr.seq[i]);
+                l_name.push(link_name.clone());
                 l_t.push(tr.t[i] as f64 / 1e9);
-                l_ev.push(EV[tr.event[i] as usize]);
+                l_ev.push(ev_names[tr.event[i] as usize].clone());
                 l_bytes.push(tr.bytes[i]);
                 l_q.push(tr.qlen[i]);
-                l_reason.push(if tr.reason[i] == 0 { "" } else { tcplab::net::DropReason::ALL[tr.reason[i] as usize - 1].name() });
+                l_reason.push(reason_names[tr.reason[i] as usize].clone());
             }
         }
         if l.monitor.arrived_pkts > 0 {
@@ -175,6 +192,9 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     link.set_item("bytes", l_bytes)?;
     link.set_item("qlen_pkts", l_q)?;
     link.set_item("reason", l_reason)?;
+    link.set_item("flow", l_flow)?;
+    link.set_item("kind", l_kind)?;
+    link.set_item("seq", l_seq)?;
     out.set_item("link", link)?;
     iv.set_item("link", i_name)?;
     iv.set_item("t_s", i_t)?;

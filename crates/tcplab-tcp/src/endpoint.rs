@@ -308,6 +308,10 @@ impl Endpoint {
     pub fn config(&self) -> &EndpointConfig {
         &self.cfg
     }
+    /// The initial send sequence number this endpoint was made with.
+    pub fn iss(&self) -> u32 {
+        self.iss
+    }
     pub fn is_closed(&self) -> bool {
         self.state == TcpState::Closed
     }

@@ -473,6 +473,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             rcvd_pkts: 0,
             rcvd_bytes: 0,
             delay_sum_ns: 0,
+            burst_queue: Default::default(),
         });
     }
 
@@ -846,6 +847,13 @@ fn build_traffic<'a>(
         route(f("from"), to, from)?;
         let opts = t.tcp.clone().unwrap_or_default().as_tcp(&t.variant);
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
+        // The profile as for [[tcp]] flows: its own, else run.profile; buffers sized to the
+        // forward path (a two_way source's reverse connections use the same).
+        let (profile, profile_field) = match &t.profile {
+            Some(p) => (Some(p.as_str()), f("profile")),
+            None => (sc.run.profile.as_deref(), "run.profile".to_string()),
+        };
+        apply_profile(ctx, profile_field, profile, &mut cfg, nodes, links, from, to)?;
         apply_tcp_options(ctx, &f("tcp"), &opts, &mut cfg)?;
         check_mss_fits_path(ctx, &f("tcp.mss"), &cfg, nodes, links, from, to)?;
         cfg.trace = false;

@@ -9,6 +9,7 @@ use crate::apps::traffic::TrafficSource;
 use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
+use crate::net::monitor::PacketTag;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::packet::{DropReason, Ecn, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::{Admit, Arrival};
@@ -25,6 +26,8 @@ pub enum Event {
     Processed { node: u32, pkt: PacketId },
     /// UDP source fires.
     Source(u32),
+    /// A bursts source's next queued packet is due (bursts are paced at the access rate).
+    BurstNext(u32),
     /// TCP connection `conn`, endpoint `side` (0 sender, 1 receiver), fine timer generation.
     TcpTimer { conn: u32, side: u8, gen: u32 },
     /// TCP connection starts (active open).
@@ -252,6 +255,7 @@ impl Simulation {
                     self.at_node(now, node, pkt)
                 }
                 Event::Source(s) => self.source_fire(now, s),
+                Event::BurstNext(s) => self.burst_next(now, s),
                 Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
                 Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
                 Event::TcpStop(c) => crate::tcpglue::stop(self, now, c),
@@ -349,21 +353,22 @@ impl Simulation {
     fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
         let size = self.pool.get(id).size;
         let ect = self.pool.get(id).ecn != Ecn::NotEct;
+        let tag = self.tag_if_traced(l, id);
         let link = &mut self.links[l as usize];
         link.monitor.on_arrive(size);
         link.monitor.on_arrive_ecn(now, size, ect);
         // Trace rows carry the queue length after the event: an arrival is recorded once the
         // queue has taken (or refused) the packet.
         if size > link.params.mtu_bytes {
-            link.monitor.trace(now, 0, size, None);
-            link.monitor.on_drop(now, size, DropReason::Mtu);
+            link.monitor.trace(now, 0, size, None, tag);
+            link.monitor.on_drop(now, size, DropReason::Mtu, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
             return;
         }
         if !link.script.is_empty() && link.script.hit(self.pool.get(id)) {
-            link.monitor.trace(now, 0, size, None);
-            link.monitor.on_drop(now, size, DropReason::Scripted);
+            link.monitor.trace(now, 0, size, None, tag);
+            link.monitor.on_drop(now, size, DropReason::Scripted, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
             return;
@@ -375,8 +380,8 @@ impl Simulation {
             link.monitor.on_delay(now, false);
             link.busy = Some((id, size));
             link.monitor.on_queue_change(now, 0, true);
-            link.monitor.trace(now, 0, size, None);
-            link.monitor.trace(now, 1, size, None);
+            link.monitor.trace(now, 0, size, None, tag);
+            link.monitor.trace(now, 1, size, None, tag);
             let t = now + link.tx_time(size);
             self.events.schedule(t, Event::TxDone(l));
             self.capture(now, l, id);
@@ -397,18 +402,46 @@ impl Simulation {
                 link.monitor.on_enqueued(now);
                 let q = link.queue.len_pkts() as u32;
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
-                link.monitor.trace(now, 0, size, None);
+                link.monitor.trace(now, 0, size, None, tag);
                 if link.busy.is_none() {
                     // An AQM queue saw the arrival at an idle link: it leaves at once.
                     self.start_next(now, l);
                 }
             }
             Err(reason) => {
-                link.monitor.trace(now, 0, size, None);
-                link.monitor.on_drop(now, size, reason);
+                link.monitor.trace(now, 0, size, None, tag);
+                link.monitor.on_drop(now, size, reason, tag);
                 self.conservation.dropped += 1;
                 self.pool.free(id);
             }
+        }
+    }
+
+    /// The link-trace tag of packet `id` if link `l` is traced (the trace is off by default:
+    /// then nothing is looked up).
+    #[inline]
+    fn tag_if_traced(&self, l: u32, id: PacketId) -> PacketTag {
+        if self.links[l as usize].monitor.traced() {
+            packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id)
+        } else {
+            PacketTag::NONE
+        }
+    }
+
+    /// The name of a link trace row's flow index ([`PacketTag::flow`]): the `[[tcp]]` flows,
+    /// then the `[[udp]]` sources, then the traffic sources (whose connections share the
+    /// source's name); "" when unknown.
+    pub fn trace_flow_name(&self, flow: u32) -> &str {
+        let f = flow as usize;
+        let (nt, nu) = (self.static_tcp, self.udp.len());
+        if f < nt {
+            &self.tcp[f].name
+        } else if f < nt + nu {
+            &self.udp[f - nt].name
+        } else if f - nt - nu < self.traffic.len() && flow != PacketTag::NO_FLOW {
+            &self.traffic[f - nt - nu].name
+        } else {
+            ""
         }
     }
 
@@ -428,12 +461,13 @@ impl Simulation {
     fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         if let Some((next, nsize)) = link.queue.dequeue(now) {
+            let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), next) } else { PacketTag::NONE };
             link.busy = Some((next, nsize));
             link.monitor.on_depart();
             link.monitor.on_delay(now, true);
             let q = link.queue.len_pkts() as u32;
             link.monitor.on_queue_change(now, q, true);
-            link.monitor.trace(now, 1, nsize, None);
+            link.monitor.trace(now, 1, nsize, None, tag);
             let t = now + link.tx_time(nsize);
             self.events.schedule(t, Event::TxDone(l));
             self.capture(now, l, next);
@@ -450,7 +484,8 @@ impl Simulation {
         let lost = link.params.loss > 0.0 && link.rng.gen::<f64>() < link.params.loss;
         let corrupt = !lost && link.params.corruption > 0.0 && link.rng.gen::<f64>() < link.params.corruption;
         if lost {
-            link.monitor.on_drop(now, size, DropReason::LinkLoss);
+            let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id) } else { PacketTag::NONE };
+            link.monitor.on_drop(now, size, DropReason::LinkLoss, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
         } else {
@@ -476,8 +511,9 @@ impl Simulation {
         let to = link.to;
         if self.pool.get(id).corrupted {
             let size = self.pool.get(id).size;
+            let tag = self.tag_if_traced(l, id);
             let link = &mut self.links[l as usize];
-            link.monitor.on_drop(now, size, DropReason::Corruption);
+            link.monitor.on_drop(now, size, DropReason::Corruption, tag);
             self.conservation.dropped += 1;
             self.pool.free(id);
             return;
@@ -543,15 +579,20 @@ impl Simulation {
     fn source_fire(&mut self, now: SimTime, s: u32) {
         let mut sizes = std::mem::take(&mut self.scratch);
         let next = self.udp[s as usize].fire(now, &mut sizes);
-        let (from, to) = (self.udp[s as usize].from, self.udp[s as usize].to);
-        for &size in &sizes {
+        if matches!(self.udp[s as usize].pattern, crate::apps::udp::Pattern::Bursts { .. }) {
+            // A burst leaves at the access link's rate, one packet as the previous one has been
+            // serialized, so the host's own interface queue never holds it (README "Profiles",
+            // bursts); a burst drawn while one is still going joins its tail.
             let src = &mut self.udp[s as usize];
-            let seq = src.seq;
-            src.seq += 1;
-            src.sent_pkts += 1;
-            src.sent_bytes += size as u64;
-            let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn: Ecn::NotEct, created: now.0, kind: PacketKind::Udp { source: s, seq } };
-            self.send_packet(now, p);
+            let idle = src.burst_queue.is_empty();
+            src.burst_queue.extend(sizes.iter().copied());
+            if idle {
+                self.burst_next(now, s);
+            }
+        } else {
+            for &size in &sizes {
+                self.send_udp(now, s, size);
+            }
         }
         self.scratch = sizes;
         if let Some(t) = next {
@@ -561,8 +602,71 @@ impl Simulation {
         }
     }
 
+    fn send_udp(&mut self, now: SimTime, s: u32, size: u32) {
+        let src = &mut self.udp[s as usize];
+        let (from, to) = (src.from, src.to);
+        let seq = src.seq;
+        src.seq += 1;
+        src.sent_pkts += 1;
+        src.sent_bytes += size as u64;
+        let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn: Ecn::NotEct, created: now.0, kind: PacketKind::Udp { source: s, seq } };
+        self.send_packet(now, p);
+    }
+
+    /// Send the next packet of a bursts source's current burst and schedule the one after it
+    /// when this one has been serialized on the first link of the path.
+    fn burst_next(&mut self, now: SimTime, s: u32) {
+        let Some(size) = self.udp[s as usize].burst_queue.pop_front() else { return };
+        self.send_udp(now, s, size);
+        if self.udp[s as usize].burst_queue.is_empty() {
+            return;
+        }
+        let (from, to) = (self.udp[s as usize].from, self.udp[s as usize].to);
+        let l = self.nodes[from as usize].route(to);
+        let gap = if l == NO_ROUTE { SimTime::ZERO } else { self.links[l as usize].tx_time(size) };
+        if now + gap < self.end {
+            self.events.schedule(now + gap, Event::BurstNext(s));
+        }
+    }
+
     /// Packets still inside the network (queues, wires, processing).
     pub fn in_flight(&self) -> u64 {
         self.pool.live() as u64
+    }
+}
+
+/// Whose packet `id` is, for a link trace row (see [`PacketTag`]).
+fn packet_tag(pool: &PacketPool, tcp: &[TcpConn], static_tcp: usize, n_udp: usize, id: PacketId) -> PacketTag {
+    match pool.get(id).kind {
+        PacketKind::Udp { source, seq } => PacketTag { flow: (static_tcp + source as usize) as u32, kind: 4, seq: seq as i64 },
+        PacketKind::Tcp { conn, gen, to_receiver, seg } => {
+            let c = &tcp[conn as usize];
+            let current = c.gen == gen;
+            let flow = if (conn as usize) < static_tcp {
+                conn
+            } else {
+                // A traffic connection: its source's name. A segment of a connection whose slot
+                // has since been reused (generation changed) belongs to no known flow.
+                match &c.app {
+                    Some(app) if current => (static_tcp + n_udp) as u32 + app.source,
+                    _ => PacketTag::NO_FLOW,
+                }
+            };
+            // Offsets from the first data byte of the space the number lives in (as trace_tcp's
+            // and drop scripts' `seq`): the segment's own side for seq, the peer's for ack.
+            let (own, peer) = if to_receiver { (0, 1) } else { (1, 0) };
+            let rel = |n: u32, side: usize| -> i64 {
+                if current { n.wrapping_sub(c.ep[side].iss().wrapping_add(1)) as i32 as i64 } else { n as i64 }
+            };
+            let (kind, seq) = if seg.len > 0 {
+                (1, rel(seg.seq, own))
+            } else if seg.flags.syn() || seg.flags.fin() || seg.flags.rst() {
+                (3, rel(seg.seq, own))
+            } else {
+                (2, rel(seg.ack, peer))
+            };
+            PacketTag { flow, kind, seq }
+        }
+        PacketKind::Raw => PacketTag { flow: PacketTag::NO_FLOW, kind: 5, seq: 0 },
     }
 }

@@ -206,6 +206,69 @@ pub struct TrafficSummary {
     pub telnet_echo_under_1s: Option<f64>,
 }
 
+/// Flows sharing a bottleneck (issue 14). A `[[tcp]]` flow's bottleneck is the most utilized
+/// link direction on its data path (sender to receiver, as routed; ties: the slower link, then
+/// the first on the path). Every direction that is some flow's bottleneck is listed with every
+/// `[[tcp]]` flow whose data crosses it — so a flow crossing two bottlenecks (a parking lot's
+/// long flow) is in both — when two or more flows share it, with Jain's fairness index over
+/// their throughputs (seed 000 §5.3.1: (Σx)² / (n Σx²)).
+#[derive(Serialize, Clone, Debug)]
+#[allow(non_snake_case)]
+pub struct SharedBottleneck {
+    pub link: String,
+    pub flows: Vec<String>,
+    /// None when every flow's throughput is 0.
+    pub jain_index: Option<f64>,
+    /// The flows' throughputs summed.
+    pub throughput_KBps: f64,
+}
+
+/// The link directions from `from` to `to` as routed (empty if there is no route).
+fn data_path(sim: &Simulation, from: u32, to: u32) -> Vec<usize> {
+    let mut path = Vec::new();
+    let mut at = from;
+    while at != to && path.len() <= sim.nodes.len() {
+        let l = sim.nodes[at as usize].route(to);
+        if l == crate::net::node::NO_ROUTE {
+            return Vec::new();
+        }
+        path.push(l as usize);
+        at = sim.links[l as usize].to;
+    }
+    path
+}
+
+fn shared_bottlenecks(sim: &Simulation, links: &[LinkSummary], flows: &[FlowSummary]) -> Vec<SharedBottleneck> {
+    let paths: Vec<Vec<usize>> = sim.tcp[..sim.static_tcp].iter().map(|c| data_path(sim, c.from, c.to)).collect();
+    let mut is_bottleneck = vec![false; links.len()];
+    for path in &paths {
+        // The most utilized; among equals the slower, then the earlier on the path.
+        let best = path.iter().copied().enumerate().max_by(|&(i, a), &(j, b)| {
+            let (la, lb) = (&links[a], &links[b]);
+            la.utilization.partial_cmp(&lb.utilization).unwrap_or(std::cmp::Ordering::Equal).then(lb.rate_bps.cmp(&la.rate_bps)).then(j.cmp(&i))
+        });
+        if let Some((_, l)) = best {
+            is_bottleneck[l] = true;
+        }
+    }
+    let mut out = Vec::new();
+    for (l, _) in is_bottleneck.iter().enumerate().filter(|(_, b)| **b) {
+        let sharing: Vec<usize> = paths.iter().enumerate().filter(|(_, p)| p.contains(&l)).map(|(f, _)| f).collect();
+        if sharing.len() < 2 {
+            continue;
+        }
+        let x: Vec<f64> = sharing.iter().map(|&f| flows[f].throughput_KBps).collect();
+        let (sum, sumsq) = (x.iter().sum::<f64>(), x.iter().map(|v| v * v).sum::<f64>());
+        out.push(SharedBottleneck {
+            link: links[l].name.clone(),
+            flows: sharing.iter().map(|&f| flows[f].name.clone()).collect(),
+            jain_index: (sumsq > 0.0).then(|| sum * sum / (x.len() as f64 * sumsq)),
+            throughput_KBps: sum,
+        });
+    }
+    out
+}
+
 #[derive(Serialize, Clone, Debug)]
 pub struct ConservationSummary {
     pub created: u64,
@@ -226,6 +289,10 @@ pub struct Summary {
     pub bottleneck: Option<String>,
     pub links: Vec<LinkSummary>,
     pub flows: Vec<FlowSummary>,
+    /// Jain's index per bottleneck shared by two or more flows (see [`SharedBottleneck`]);
+    /// absent when no bottleneck is shared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared_bottlenecks: Vec<SharedBottleneck>,
     pub udp: Vec<UdpSummary>,
     pub traffic: Vec<TrafficSummary>,
     /// Segments that arrived for a traffic connection that had already gone.
@@ -408,6 +475,7 @@ impl Summary {
             wall_s,
             events: sim.events.events_popped(),
             bottleneck,
+            shared_bottlenecks: shared_bottlenecks(sim, &links, &flows),
             links,
             flows,
             udp,

@@ -80,3 +80,55 @@ fn a_flow_capped_by_its_buffers_gets_a_warning_naming_the_key() {
     assert!(f["mean_rtt_s"].as_f64().unwrap() >= 0.08 && f["max_rtt_s"].as_f64().unwrap() >= f["mean_rtt_s"].as_f64().unwrap(), "{f}");
     assert_eq!(f["loss_events"].as_u64().unwrap(), f["fast_retransmits"].as_u64().unwrap() + f["coarse_timeouts"].as_u64().unwrap());
 }
+
+/// The same path carrying a traffic source's connections instead of a `[[tcp]]` flow: one
+/// on/off sender writing 8 Mbit/s while on (on for the whole run).
+fn traffic_path(source_extra: &str, run_extra: &str) -> String {
+    format!(
+        r#"[run]
+duration = "20s"
+stop_when_done = false
+{run_extra}
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ rate = "10Mbps", delay = "38ms", queue = {{ limit = "200pkts" }} }}
+access = {{ rate = "1Gbps", delay = "1ms" }}
+[[traffic]]
+name = "bg"
+kind = "onoff"
+from = "src0"
+to = "dst0"
+variant = "newreno"
+packet_size = "1000B"
+rate = "8Mbps"
+on = "1000s"
+off = "1ms"
+{source_extra}
+"#
+    )
+}
+
+#[test]
+fn profiles_apply_to_traffic_connections_as_to_flows() {
+    let kbps = |text: &str| -> f64 {
+        let r = run_text(text, "p.toml", None, &[]).unwrap_or_else(|e| panic!("{e}"));
+        r.summary.traffic[0].throughput_KBps
+    };
+    // bsd-1994: 50 KB windows per 80 ms round trip cap the connection at 625 KB/s.
+    let default = kbps(&traffic_path("", ""));
+    assert!(default < 640.0, "{default}");
+    assert_eq!(kbps(&traffic_path("profile = \"bsd-1994\"", "")), default);
+    // modern (the source's own key or run.profile): buffers sized to the path, the 8 Mbit/s
+    // (976 KB/s) the application writes gets through.
+    let own = kbps(&traffic_path("profile = \"modern\"", ""));
+    let run = kbps(&traffic_path("", "profile = \"modern\""));
+    assert_eq!(own, run);
+    assert!(own > 850.0, "{own}");
+    // The source's `tcp` table overrides the profile's buffers.
+    let capped = kbps(&traffic_path("profile = \"modern\"\ntcp = { send_buffer = \"50KB\" }", ""));
+    assert!(capped < 640.0, "{capped}");
+    let e = prepare(&traffic_path("profile = \"moden\"", ""), "p.toml", None, &[]).err().expect("refused");
+    assert_eq!(e.field, "traffic[0].profile");
+    assert!(e.to_string().contains("did you mean \"modern\""), "{e}");
+}

@@ -1,7 +1,9 @@
 """Writes flows-2.toml, flows-4.toml and flows-16.toml (run from this folder: python make_scenarios.py).
 
 The three files differ only in the number of host pairs and the transfer size, so they are
-generated; every parameter's source is in HEADER below and in each generated file."""
+generated; every parameter's source is in HEADER below and in each generated file. The hosts,
+their links and the connections are templates (`count`, README "Templates"): each file expands
+to the same scenario as the written-out files of before, entry for entry."""
 
 from pathlib import Path
 
@@ -59,42 +61,34 @@ delay = "50ms"
 queue = {{ limit = "10pkts", count_in_service = false }}   # "router queue size is 10" (§4.1)
 """
 
+# Hosts and their LAN links interleaved as Host1a, Host1b, Host2a, ... (the order the
+# summary's links keep); `{i/2+1}` is the pair number (templates, README "Templates").
 HOSTS = """
-[[nodes]]
-name = "Host{i}a"
+[[nodes]]                 # Host1a, Host1b, Host2a, Host2b, ..., Host{n}b
+count = {hosts}
+cycle = {{ name = ["Host{{i/2+1}}a", "Host{{i/2+1}}b"] }}
 kind = "host"
 processing_delay = {{ dist = "uniform", min = "0us", max = "50us" }}   # §6.2.6, Fig 6.15c
-
-[[nodes]]
-name = "Host{i}b"
-kind = "host"
-processing_delay = {{ dist = "uniform", min = "0us", max = "50us" }}
 """
 
 LINKS = """
-[[links]]
-a = "Host{i}a"
-b = "Gateway1"
+[[links]]                 # Host1a->Gateway1, Gateway2->Host1b, Host2a->Gateway1, ...
+count = {hosts}
+cycle = {{ a = ["Host{{i/2+1}}a", "Gateway2"], b = ["Gateway1", "Host{{i/2+1}}b"] }}
 rate = "10Mbps"
 delay = "5us"
 queue = {{ limit = "50pkts" }}   # BSD ifq_maxlen default
-
-[[links]]
-a = "Gateway2"
-b = "Host{i}b"
-rate = "10Mbps"
-delay = "5us"
-queue = {{ limit = "50pkts" }}
 """
 
 TCP = """
-[[tcp]]
-name = "t{i}"
-from = "Host{i}a"
-to = "Host{i}b"
-variant = "reno"          # replaced per variant by reproduce.toml
+[[tcp]]                   # t1 .. t{n}: Host{{i}}a -> Host{{i}}b, starting (i-1) x 100 ms
+count = {n}
+name = "t{{i+1}}"
+from = "Host{{i+1}}a"
+to = "Host{{i+1}}b"
+variant = "reno"          # replaced per variant by reproduce.toml (tcp[0].variant: every connection)
 bytes = "{size}"
-start = "{start}ms"
+start = "{{i*100}}ms"
 mss = "1.4KB"             # §4.1
 send_buffer = "50KB"      # §6.1.1
 recv_buffer = "64KB"      # as brakmo/single-transfer
@@ -102,7 +96,7 @@ recv_buffer = "64KB"      # as brakmo/single-transfer
 
 for n, size in ((2, "8MB"), (4, "8MB"), (16, "2MB")):
     text = HEADER.format(n=n, size=size)
-    text += "".join(HOSTS.format(i=i) for i in range(1, n + 1))
-    text += "".join(LINKS.format(i=i) for i in range(1, n + 1))
-    text += "".join(TCP.format(i=i, size=size, start=(i - 1) * 100) for i in range(1, n + 1))
+    text += HOSTS.format(hosts=2 * n, n=n)
+    text += LINKS.format(hosts=2 * n)
+    text += TCP.format(n=n, size=size)
     Path(f"flows-{n}.toml").write_text(text)

@@ -5,8 +5,11 @@
 //! * Poisson: exponential interarrivals (mean `interval`, or size·8/rate); sizes fixed or
 //!   exponential with mean `packet_size` (at least 1 byte, rounded to whole bytes).
 //! * Bursts (Ahn et al., seed 002 §5, "8 KB bursts of UDP"): burst sizes exponential with mean
-//!   `burst_size`, sent back to back as packets of at most `packet_size`; bursts start at
-//!   exponential intervals with mean `burst_interval`.
+//!   `burst_size`, sent back to back as packets of at most `packet_size` — paced at the rate of
+//!   the sender's access link, each packet as the previous one has been serialized, so the
+//!   burst leaves the host as it would have from its queue, without filling it (issue 14: a
+//!   burst dumped at once into a 50-packet host queue lost most of itself there); bursts start
+//!   at exponential intervals with mean `burst_interval`.
 //! * On/off (ns-2 `Application/Traffic/Exponential`, and `Pareto` with a shape): packets of
 //!   `packet_size` at `rate` during on periods, none during off periods; period lengths
 //!   exponential (or Pareto) with means `on` and `off`. As in ns-2, a source starts in an on
@@ -43,6 +46,9 @@ pub struct UdpSource {
     pub rcvd_pkts: u64,
     pub rcvd_bytes: u64,
     pub delay_sum_ns: u128,
+    /// Bursts: packets of the current burst not yet sent (the simulator paces them at the
+    /// access link's rate).
+    pub burst_queue: std::collections::VecDeque<u32>,
 }
 
 fn exp(rng: &mut StreamRng, mean: f64) -> f64 {

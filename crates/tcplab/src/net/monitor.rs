@@ -67,6 +67,34 @@ pub struct LinkTrace {
     pub bytes: Vec<u32>,
     pub qlen: Vec<u32>,
     pub reason: Vec<u8>,
+    /// Whose packet: [`PacketTag`]'s fields, one per row.
+    pub flow: Vec<u32>,
+    pub kind: Vec<u8>,
+    pub seq: Vec<i64>,
+}
+
+/// Whose packet a link trace row is about, so a user can tell whose packet was dropped.
+/// `flow` indexes [`crate::sim::Simulation::trace_flow_name`] (`NO_FLOW`: not known, e.g. an
+/// emulated datagram or a segment of a traffic connection that has already gone); `kind`
+/// indexes [`PacketTag::KIND_NAMES`]; `seq` is, for TCP, a byte offset from the connection's
+/// first data byte in the direction the number belongs to (as `trace_tcp.parquet`'s `seq`): the
+/// segment's first payload byte for data, the acknowledged offset (next byte expected) for a
+/// pure ACK, the SYN at -1 and the FIN at the offset after the data for control segments (the
+/// raw wire number for a segment of a traffic connection that has gone); for UDP the
+/// datagram's number from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketTag {
+    pub flow: u32,
+    pub kind: u8,
+    pub seq: i64,
+}
+
+impl PacketTag {
+    pub const NO_FLOW: u32 = u32::MAX;
+    /// data: a TCP segment with payload; ack: no payload, no SYN/FIN/RST; ctl: SYN, FIN or RST
+    /// without payload; udp: a datagram; raw: an emulated IPv4 datagram.
+    pub const KIND_NAMES: [&'static str; 6] = ["", "data", "ack", "ctl", "udp", "raw"];
+    pub const NONE: PacketTag = PacketTag { flow: Self::NO_FLOW, kind: 0, seq: 0 };
 }
 
 pub const MAX_DROP_TIMES: usize = 100_000;
@@ -319,22 +347,32 @@ impl LinkMonitor {
 
     /// Append a trace row (traced links only); `event`: 0 arrive, 1 depart, 2 drop.
     #[inline]
-    pub fn trace(&mut self, now: SimTime, event: u8, bytes: u32, reason: Option<DropReason>) {
+    pub fn trace(&mut self, now: SimTime, event: u8, bytes: u32, reason: Option<DropReason>, tag: PacketTag) {
         if let Some(tr) = &mut self.trace {
             tr.t.push(now.0);
             tr.event.push(event);
             tr.bytes.push(bytes);
             tr.qlen.push(self.q_len);
             tr.reason.push(reason.map_or(0, |r| r.index() as u8 + 1));
+            tr.flow.push(tag.flow);
+            tr.kind.push(tag.kind);
+            tr.seq.push(tag.seq);
         }
     }
 
-    pub fn on_drop(&mut self, now: SimTime, bytes: u32, reason: DropReason) {
+    /// Whether this link direction records a trace (callers skip working out a packet's tag
+    /// when it does not).
+    #[inline]
+    pub fn traced(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    pub fn on_drop(&mut self, now: SimTime, bytes: u32, reason: DropReason, tag: PacketTag) {
         self.drops[reason.index()] += 1;
         if self.drop_times.len() < MAX_DROP_TIMES {
             self.drop_times.push((now, reason));
         }
-        self.trace(now, 2, bytes, Some(reason));
+        self.trace(now, 2, bytes, Some(reason), tag);
     }
 
     /// Close the books at the end of the run.

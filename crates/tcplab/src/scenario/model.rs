@@ -72,8 +72,8 @@ pub struct RunCfg {
     /// what happened from `from` to `to` (seed 003 §4.2: 60 s of statistics after 25 s).
     #[serde(default)]
     pub measure: Option<MeasureCfg>,
-    /// TCP defaults of every `[[tcp]]` flow that names no profile of its own: "bsd-1994" (the
-    /// seeds' hosts, the default) or "modern" (README "Profiles").
+    /// TCP defaults of every `[[tcp]]` flow and `[[traffic]]` source that names no profile of its
+    /// own: "bsd-1994" (the seeds' hosts, the default) or "modern" (README "Profiles").
     #[serde(default)]
     #[schemars(schema_with = "profile_schema")]
     pub profile: Option<String>,
@@ -520,6 +520,11 @@ pub struct TrafficCfg {
     /// TCP variant of every connection of this source.
     #[schemars(schema_with = "variant_schema")]
     pub variant: String,
+    /// TCP defaults every connection starts from, before the `tcp` table's keys: "bsd-1994" or
+    /// "modern" (default: run.profile, else "bsd-1994"), as for `[[tcp]]` flows.
+    #[serde(default)]
+    #[schemars(schema_with = "profile_schema")]
+    pub profile: Option<String>,
     /// tcplib: mean time between conversation starts (exponential) ...
     #[serde(default)]
     pub interarrival: Option<Duration>,

@@ -4,7 +4,8 @@
 //!
 //! * `count = N` on a `[[nodes]]`, `[[links]]`, `[[udp]]`, `[[tcp]]` or `[[traffic]]` entry makes
 //!   N instances; `{i}` in any string of the entry is the instance number 0..N-1 (also `{i+K}`,
-//!   `{i-K}`, `{i*K}`, `{i/K}`, `{i%K}` and `{n}` = N). `cycle = { variant = ["reno", "vegas"] }`
+//!   `{i-K}`, `{i*K}`, `{i/K}`, `{i%K}`, several left to right as in `{i/2+1}`, and `{n}` = N).
+//!   `cycle = { variant = ["reno", "vegas"] }`
 //!   gives instance i the element i mod len of each list.
 //! * `[defaults.<section>]` fills the keys an entry of that section does not write (before
 //!   `{i}` is substituted, so defaults may use it too).
@@ -115,22 +116,26 @@ fn substitute(s: &str, i: i64, n: i64) -> Result<String, String> {
         let inner: String = after[..close].chars().filter(|c| !c.is_whitespace()).collect();
         let value = if inner == "n" {
             Some(n)
-        } else if let Some(expr) = inner.strip_prefix('i') {
-            if expr.is_empty() {
-                Some(i)
-            } else {
-                let (op, num) = expr.split_at(1);
-                let k: i64 = num.parse().map_err(|_| format!("cannot read {{{inner}}}: expected {{i}}, {{i+K}}, {{i-K}}, {{i*K}}, {{i/K}} or {{i%K}} with a whole number K"))?;
-                Some(match op {
-                    "+" => i + k,
-                    "-" => i - k,
-                    "*" => i * k,
+        } else if let Some(mut expr) = inner.strip_prefix('i') {
+            // Operations apply left to right: {i/2+1} is (i / 2) + 1.
+            let mut v = i;
+            while !expr.is_empty() {
+                let (op, rest) = expr.split_at(1);
+                let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+                let (num, tail) = rest.split_at(end);
+                let k: i64 = num.parse().map_err(|_| format!("cannot read {{{inner}}}: expected {{i}}, {{i+K}}, {{i-K}}, {{i*K}}, {{i/K}} or {{i%K}} with a whole number K (several apply left to right: {{i/2+1}})"))?;
+                v = match op {
+                    "+" => v + k,
+                    "-" => v - k,
+                    "*" => v * k,
                     "/" | "%" if k == 0 => return Err(format!("{{{inner}}}: division by zero")),
-                    "/" => i / k,
-                    "%" => i % k,
+                    "/" => v / k,
+                    "%" => v % k,
                     _ => return Err(format!("cannot read {{{inner}}}: expected {{i}}, {{i+K}}, {{i-K}}, {{i*K}}, {{i/K}} or {{i%K}}")),
-                })
+                };
+                expr = tail;
             }
+            Some(v)
         } else {
             None
         };
@@ -546,6 +551,10 @@ mod tests {
         assert_eq!(substitute("{x} stays", 1, 2).unwrap(), "{x} stays");
         assert!(substitute("h{i^2}", 1, 2).is_err());
         assert!(substitute("h{i%0}", 1, 2).is_err());
+        // Several operations, left to right (interleaved 1-based names: L1, D1, L2, D2, ...).
+        assert_eq!(substitute("L{i/2+1}", 5, 8).unwrap(), "L3");
+        assert_eq!(substitute("{i*2+1}-{i+1*2}", 3, 8).unwrap(), "7-8");
+        assert!(substitute("h{i/2+}", 1, 2).is_err());
     }
 
     #[test]
