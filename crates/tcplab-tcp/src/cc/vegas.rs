@@ -417,7 +417,7 @@ impl CongestionControl for VegasCc {
                         // 000 §4.4: spread the increase over the expected ACK spacing.
                         let spacing = w.mss as f64 / bw * 1e9;
                         let delay = (spacing * self.epoch_segments as f64).round() as Nanos;
-                        self.star_pending.push_back(now + delay.max(1));
+                        self.star_pending.push_back(now.saturating_add(delay.max(1)));
                     }
                     _ => Self::ss_increase(w),
                 }
