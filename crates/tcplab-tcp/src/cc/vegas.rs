@@ -65,8 +65,8 @@
 //! 11. Vegas* (000 §4.4, Fig 4.7 and its text): "it uses the average spacing between four
 //!     segments sent during the slow-start period rather than the spacing from two segments [...]
 //!     the average of three values". The four segments are the first four new segments sent in
-//!     a slow-start *growth* epoch (one that starts with at least two segments of window, so
-//!     that four fit in it): each ACK of a growth epoch releases two segments back to back, so
+//!     a slow-start *growth* epoch (one that starts with at least three segments of window: an
+//!     epoch that starts at W sends 2W − 1 before its end, and four must fit): each ACK of a growth epoch releases two segments back to back, so
 //!     these four queue behind one another at the bottleneck and their ACKs come back spaced by
 //!     its service time, as Keshav's packet pair does. The estimate is the bytes acknowledged
 //!     between the ACK that first covers the first probe segment and the ACK that covers the
@@ -314,7 +314,7 @@ impl VegasCc {
                 self.ss_grow = true;
                 decision = DEC_SS_GROW;
                 // Vegas*: probe the first four segments of this growth epoch if they fit in it.
-                if p.star && w.cwnd / mss >= 2 {
+                if p.star && w.cwnd / mss >= 3 {
                     self.star_probe = Some(StarProbe::default());
                 }
             }
@@ -417,7 +417,7 @@ impl CongestionControl for VegasCc {
                         // 000 §4.4: spread the increase over the expected ACK spacing.
                         let spacing = w.mss as f64 / bw * 1e9;
                         let delay = (spacing * self.epoch_segments as f64).round() as Nanos;
-                        self.star_pending.push_back(now + delay.max(1));
+                        self.star_pending.push_back(now.saturating_add(delay.max(1)));
                     }
                     _ => Self::ss_increase(w),
                 }
@@ -1210,9 +1210,9 @@ mod tests {
         let (mut c, _) = star(100 * MS, 4);
         c.on_send(t0, 0, 0, false);
         assert_eq!(c.star_probe.map(|q| q.sent), Some(0));
-        // `decide` arms a probe when a growth epoch starts with at least two segments, and
+        // `decide` arms a probe when a growth epoch starts with at least three segments, and
         // only for Vegas*: end of a hold epoch with Diff 0 (RTT = BaseRTT).
-        for (star, segs, armed) in [(true, 2, true), (true, 1, false), (false, 4, false)] {
+        for (star, segs, armed) in [(true, 3, true), (true, 2, false), (false, 4, false)] {
             let mut c = VegasCc::new(VegasParams { avg_rtt: false, star, ..Default::default() });
             let mut w = win(segs * M);
             let log = SendLog::default();
@@ -1236,6 +1236,78 @@ mod tests {
         c.on_ack(&mut w, &sample(t0 + 100 * MS, M as u64, None), &view(&log, t0 + 100 * MS, 0), None);
         assert!(!c.ss_grow);
         assert!(c.star_probe.is_none());
+    }
+
+    #[test]
+    fn star_probe_through_the_epochs_estimate_then_paced_growth() {
+        // A whole Vegas* slow start from a 4-segment hold epoch, BaseRTT 100 ms, bottleneck
+        // 200 KB/s (5 ms per 1 KB segment), driven through `decide` as on a path.
+        let log = SendLog::default();
+        let mut c = VegasCc::new(VegasParams { avg_rtt: false, star: true, ..Default::default() });
+        let mut w = win(4 * M);
+        let t0 = SEC0;
+        let mut cam = CamTrace::default();
+        let mut seq = 0u64;
+        let mut send = |c: &mut VegasCc, t: Nanos, n: u64| {
+            for _ in 0..n {
+                c.on_send(t, seq * M as u64, M, false);
+                seq += 1;
+            }
+        };
+        let ack = |c: &mut VegasCc, w: &mut CcWindow, cam: &mut CamTrace, t: Nanos, una: u64| {
+            c.on_ack(w, &sample(t, una * M as u64, None), &view(&log, t, 0), Some(cam));
+        };
+        c.on_ack(&mut w, &sample(0, 0, Some(100 * MS)), &view(&log, 0, 0), None);
+        // Hold epoch: segments 0-3; segment 0's ACK at +100 ms, Diff 0 → grow, probe armed.
+        send(&mut c, t0, 4);
+        ack(&mut c, &mut w, &mut cam, t0 + 100 * MS, 1);
+        assert_eq!(cam.decision[0], DEC_SS_GROW);
+        // Growth epoch: segment 4 (distinguished, probe 1), then two per ACK: 5-6, 7-8, 9-10.
+        send(&mut c, t0 + 100 * MS, 1);
+        for (k, una) in [(1u64, 2u64), (2, 3), (3, 4)] {
+            // ACKs of the hold epoch's segments, below the first probe segment: not timed.
+            ack(&mut c, &mut w, &mut cam, t0 + 100 * MS + k * 5 * MS, una);
+            send(&mut c, t0 + 100 * MS + k * 5 * MS, 2);
+        }
+        assert_eq!(w.cwnd, 7 * M);
+        // Segment 4's ACK at +200 ms ends the growth epoch (cwnd 8): the probe was complete and
+        // stays; its timing starts here.
+        ack(&mut c, &mut w, &mut cam, t0 + 200 * MS, 5);
+        assert_eq!(cam.decision[1], DEC_HOLD);
+        assert_eq!(w.cwnd, 8 * M);
+        assert_eq!(w.ssthresh, 65535);
+        // Hold epoch: segments 11-18, one per ACK; the ACK of segment 7 (snd_una 8) at +215 ms
+        // completes the probe: 3000 B / 15 ms = 200 000 B/s; threshold 200 000 × 0.1 s = 20 segments.
+        send(&mut c, t0 + 200 * MS, 2);
+        for (k, una) in [(1u64, 6u64), (2, 7), (3, 8), (4, 9), (5, 10), (6, 11)] {
+            ack(&mut c, &mut w, &mut cam, t0 + 200 * MS + k * 5 * MS, una);
+            send(&mut c, t0 + 200 * MS + k * 5 * MS, 1);
+            if una == 8 {
+                assert_eq!(c.star_bw, Some(200_000.0));
+                assert_eq!(w.ssthresh, 20 * M);
+            }
+        }
+        assert_eq!(w.cwnd, 8 * M);
+        // Segment 11's ACK at +300 ms: 8 segments in 100 ms, Diff 0 → grow again (8 < 20).
+        ack(&mut c, &mut w, &mut cam, t0 + 300 * MS, 12);
+        assert_eq!(cam.decision[2], DEC_SS_GROW);
+        // Now paced: the first ACK of this growth epoch schedules its increase 8 expected ACKs
+        // × 5 ms = 40 ms later, and the window holds until then.
+        send(&mut c, t0 + 300 * MS, 1);
+        ack(&mut c, &mut w, &mut cam, t0 + 305 * MS, 13);
+        assert_eq!(w.cwnd, 8 * M);
+        assert_eq!(c.next_timer(), Some(t0 + 345 * MS));
+    }
+
+    #[test]
+    fn star_two_acks_at_one_instant_give_no_estimate() {
+        let (mut c, mut w) = star(100 * MS, 4);
+        star_send_probe(&mut c, SEC0);
+        star_ack(&mut c, &mut w, SEC0 + 100 * MS, 1);
+        star_ack(&mut c, &mut w, SEC0 + 100 * MS, 4);
+        assert_eq!(c.star_bw, None);
+        assert!(c.star_probe.is_none());
+        assert_eq!(w.ssthresh, 65535);
     }
 
     #[test]
