@@ -110,11 +110,12 @@ fuzz: setup
 # Mutation testing (cargo-mutants; not part of `make test`). Each mutant of tcplab-tcp is built
 # and tested against tcplab-tcp's own tests (all in its lib: `--cargo-arg=--lib` skips only the
 # empty doctest pass) in the `mutants` profile (Cargo.toml: opt-level 1, incremental, no debuginfo;
-# ~10 s per mutant on this machine, build included, against ~20 s in release); each mutant of the
-# engine/net modules of tcplab against tcplab's tests in release. One job at a time (the machine
-# has 2 shared cores). A full tcplab-tcp run is 2,188 mutants, ~6 hours; a sample is
+# 12 s per mutant measured on this machine beside other jobs, build included; a release build of a
+# mutant alone takes 10-25 s); each mutant of the engine/net modules of tcplab against tcplab's
+# tests in release. One job at a time (2 shared cores). A full tcplab-tcp run is 2,188 mutants,
+# ~7 hours; a sample is
 #   make mutants MUTANTS_SHARD=0/10 MUTANTS_ENGINE=skip
-# (cargo-mutants' round-robin shard k of n: every n-th mutant of the list, ~35 min for n = 10);
+# (cargo-mutants' round-robin shard k of n: every n-th mutant of the list, ~40 min for n = 10);
 # the score is then printed with its sampling standard error. Narrow a run with MUTANTS_TCP /
 # MUTANTS_ENGINE, e.g.
 #   make mutants MUTANTS_TCP="-f crates/tcplab-tcp/src/cc/vegas.rs" MUTANTS_ENGINE=skip

@@ -1492,7 +1492,14 @@ mod endpoint {
 
     #[test]
     fn karn_cancels_timing_only_for_a_retransmission_of_the_timed_segment() {
-        let mut c = cfg("reno");
+        // The BSD tick counter (`reno`) and the fine deadline timer (`newreno`).
+        for variant in ["reno", "newreno"] {
+            karn_case(variant);
+        }
+    }
+
+    fn karn_case(variant: &str) {
+        let mut c = cfg(variant);
         c.initial_window_segments = 3;
         let cc = crate::cc::build(c.variant.cc, 0);
         let mut e = open_with(Endpoint::with_parts(c, C_ISS, cc, Box::new(RetransmitOnDup)), synack());
@@ -1505,10 +1512,10 @@ mod endpoint {
         let sent = e.stats().segments_sent;
         e.on_segment(210 * MS, &ack(1000, 65535));
         assert_eq!(data(&drain(&mut e, 210 * MS)), vec![(1000, 1000)]);
-        assert!(e.rto_timer().timing(), "segment 1 is not the timed one");
+        assert!(e.rto_timer().timing(), "{variant}: segment 1 is not the timed one");
         e.on_segment(220 * MS, &ack(1000, 65535));
         assert_eq!(data(&drain(&mut e, 220 * MS)), vec![(3000, 1000)]);
-        assert!(!e.rto_timer().timing(), "segment 3 is: its sample is void");
+        assert!(!e.rto_timer().timing(), "{variant}: segment 3 is: its sample is void");
         let st = e.stats();
         assert_eq!((st.segments_sent, st.retransmitted_segments, st.retransmitted_bytes), (sent + 2, 2, 2000));
         // Handshake SYN + ACK, then 5 new and 2 retransmitted data segments.
@@ -1598,5 +1605,28 @@ mod endpoint {
         // 999 more bytes: 98 001 free, an odd number; rounding down to the scale would pull the
         // advertised right edge (1000 + 99 000) back by a byte, so it is rounded up instead.
         assert_eq!(ack_for(&mut r, 210 * MS, &dseg(1000, 999)), (1999, 98_002));
+    }
+
+    #[test]
+    fn a_zero_read_rate_means_an_application_that_reads_at_once() {
+        let mut r = open_slow_receiver(3000);
+        r.set_read_rate(Some(0.0));
+        assert_eq!(ack_for(&mut r, 200 * MS, &dseg(0, 1000)), (1000, 3000));
+        assert_eq!(r.stats().bytes_delivered_to_app, 1000);
+        assert_eq!(r.next_timer(), None);
+    }
+
+    #[test]
+    fn only_sack_recoveries_report_a_pipe() {
+        let mut e = open_sender(cfg("reno"), 65535);
+        e.app_write(10_000);
+        drain(&mut e, 100 * MS);
+        e.on_segment(200 * MS, &ack(1000, 65535));
+        drain(&mut e, 200 * MS);
+        for i in 0..3 {
+            e.on_segment((210 + i) * MS, &ack(1000, 65535));
+        }
+        assert!(e.in_recovery());
+        assert_eq!(e.pipe_bytes(), None);
     }
 }
