@@ -263,6 +263,10 @@ def test_flows_graph_shows_udp_sources(tmp_path):
         assert y.sum() * 0.1 * 1024 == pytest.approx(left, rel=1e-9)
         assert left > 0.9 * u["received_bytes"]
     assert plots.find_gid(fig, "flow-total")
+    # 16 sources: a legend would cover the graph, so only the total and the capacity are named.
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["total", "left->right capacity"], labels
+    assert "16 flows, not labelled" in fig._suptitle.get_text()
     # Without a link trace: the mean received rate, flat.
     r2 = tcplab.run(EXAMPLES / "udp-dumbbell.toml", overrides={"run.duration": "2s", "run.trace.links": []})
     fig2 = plots.flows_graph(r2.data, interval=0.1)

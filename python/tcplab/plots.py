@@ -57,6 +57,7 @@ __all__ = [
 ]
 
 PLOT_KINDS = ("tcp", "cam", "seq", "link", "queue", "flows")
+LEGEND_MAX_FLOWS = 12  # the flows graph labels its lines up to this many flows
 
 # Brakmo's palette: black, two grays, dashes. Kept in one place.
 C_BLACK = "#000000"
@@ -893,13 +894,16 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
         t0, t1 = _window(t_from, t_to, 0.0, end)
         total = None
         tops = [1.0]
+        # Past a dozen lines a legend would cover the graph: then only the total and capacity
+        # are labelled (the lines keep their gids).
+        many = len(conns) + len(udps) > LEGEND_MAX_FLOWS
         for i, c in enumerate(conns):
             t, v = flow_throughput(run, c, interval, end)
             total = v.copy() if total is None else total + v
             color = FLOW_COLORS[i % len(FLOW_COLORS)]
             ls = FLOW_STYLES[(i // len(FLOW_COLORS)) % len(FLOW_STYLES)]
             (ln,) = ax.plot(np.r_[t, t[-1:] + interval], np.r_[v, v[-1:]], drawstyle="steps-post", lw=0.9,
-                            color=color, ls=ls, label=c)
+                            color=color, ls=ls, label="_nolegend_" if many else c)
             ln.set_gid(f"flow-tput:{c}")
             tops.append(float(v.max()) if len(v) else 0.0)
         for j, u in enumerate(udps, start=len(conns)):
@@ -907,7 +911,7 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
             total = v.copy() if total is None else total + v
             color = FLOW_COLORS[j % len(FLOW_COLORS)]
             (ln,) = ax.plot(np.r_[t, t[-1:] + interval], np.r_[v, v[-1:]], drawstyle="steps-post", lw=0.9,
-                            color=color, ls=":", label=f"{u} (UDP, {how})")
+                            color=color, ls=":", label="_nolegend_" if many else f"{u} (UDP, {how})")
             ln.set_gid(f"flow-udp:{u}")
             tops.append(float(v.max()) if len(v) else 0.0)
         if total is not None and len(conns) + len(udps) > 1:
@@ -925,9 +929,12 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
         ax.set_xlabel("Time (seconds)")
         ax.set_ylabel(f"Throughput KB/s\n({interval * 1000:g} ms)")
         ax.legend(loc="upper right", frameon=True, framealpha=0.85, edgecolor=C_LIGHT,
-                  ncols=min(5, len(conns) + len(udps) + 2))
-        fig.suptitle("Throughput of each flow (TCP: from ACK progress; UDP: datagrams forwarded)" if udps
-                     else "Throughput of each flow (from ACK progress)", y=0.97, fontsize=9)
+                  ncols=2 if many else min(5, len(conns) + len(udps) + 2))
+        what = ("Throughput of each flow (TCP: from ACK progress; UDP: datagrams forwarded)" if udps
+                else "Throughput of each flow (from ACK progress)")
+        if many:
+            what += f" — {len(conns) + len(udps)} flows, not labelled"
+        fig.suptitle(what, y=0.97, fontsize=9)
     return _finish(fig, path)
 
 

@@ -4,7 +4,10 @@ variant", 2002) runs dumbbells of up to 512 connections each way, each on its ow
 with a random extra delay, so the files are generated; every parameter's source is in the
 header written into each file. Start times and delay displacements are drawn here with a fixed
 seed (random.Random(2002)), so the files — and so the runs — never change; the run seed changes
-the marker's and the pacing timers' random streams.
+the marker's and the pacing timers' random streams. Hosts, access links and connections are
+written as templates (`count`, `cycle` lists of the per-pair delays and start times; README
+"Templates"), each file expanding to the same scenario, entry for entry, as the written-out
+files of before (checked against their golden digests when rewritten).
 
 Topology (seed 003 Fig 4, "simple bottleneck topology"; the figure itself is not in the text):
 
