@@ -859,6 +859,9 @@ fn rfc6675_is_lost_pipe_and_next_seg() {
     assert_eq!(r.next_send(&g), SackSend::NewData);
     // ... and with nothing new to send, rule 3: the first un-SACKed byte above HighRxt.
     assert_eq!(r.next_send(&SendGate { send_limit: 10_001, ..g }), SackSend::Retransmit { seq: 6001, len: 1000 });
+    // Rule 2 also needs room in the peer's window: snd_una + snd_wnd = 10 001 = snd_nxt is full.
+    assert_eq!(r.next_send(&SendGate { snd_wnd: 7000, ..g }), SackSend::Retransmit { seq: 6001, len: 1000 });
+    assert_eq!(r.next_send(&SendGate { snd_wnd: 7001, ..g }), SackSend::NewData);
     // The ACK that covers the recovery point ends recovery without growth.
     assert_eq!(r.on_ack(&mut rig.ctx(3001, 10_001, 0, &[]), 10_001), RecoveryOutcome { exited: true, ..Default::default() });
     assert!(!r.in_recovery() && r.sb.is_empty());
@@ -974,6 +977,51 @@ fn header_prediction_needs_every_condition() {
     let at_threshold = PredictionInput { dupacks: 3, ..base };
     assert!(predicts_pure_ack(&at_threshold, false));
     assert!(!predicts_pure_ack(&at_threshold, true));
+}
+
+// ------------------------------------------------------------------ scalable TCP's real window
+
+fn scalable_ack(now: crate::Nanos) -> crate::cc::AckSample {
+    crate::cc::AckSample { now, bytes_acked: 1000, rtt: None, fine_rtt: Some(100 * MS), in_slow_start: false, snd_una: 0, snd_nxt: 0, flight: 0, ece: false }
+}
+
+#[test]
+fn scalable_adopts_a_window_set_by_recovery_at_once() {
+    use crate::cc::{CongestionControl, ScalableCc, SenderView};
+    let log = SendLog::default();
+    let view = SenderView { now: 0, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 1 << 30, mss: 1000, dupacks: 0, fine_srtt: None, in_recovery: false, send_log: &log };
+    let mut cc = ScalableCc::new(crate::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 0, b_cap: 0.1 }, 1);
+    let mut w = CcWindow { cwnd: 1000, ssthresh: 65535, mss: 1000, max_cwnd: 1 << 30 };
+    for _ in 0..40 {
+        cc.on_ack(&mut w, &scalable_ack(0), &view, None);
+    }
+    assert!((cc.cwnd - 6.0).abs() < 1e-9, "{}", cc.cwnd);
+    assert_eq!(w.cwnd, 6000);
+    // NewReno's fast retransmit halved the byte window: the real window follows before any ACK.
+    w.cwnd = 3000;
+    cc.on_recovery(&mut w, true);
+    assert!((cc.cwnd - 3.0).abs() < 1e-12, "{}", cc.cwnd);
+    assert_eq!(cc.real_cwnd(), Some(3.0));
+    assert_eq!(w.cwnd, 3000);
+}
+
+#[test]
+fn scalable_rereads_its_window_in_segments_of_a_new_mss() {
+    use crate::cc::{CongestionControl, ScalableCc, SenderView};
+    let log = SendLog::default();
+    let view = SenderView { now: 0, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 1 << 30, mss: 1000, dupacks: 0, fine_srtt: None, in_recovery: false, send_log: &log };
+    let mut cc = ScalableCc::new(crate::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 0, b_cap: 0.1 }, 1);
+    let mut w = CcWindow { cwnd: 2000, ssthresh: 65535, mss: 1000, max_cwnd: 1 << 30 };
+    cc.on_ack(&mut w, &scalable_ack(0), &view, None);
+    assert!((cc.cwnd - 2.125).abs() < 1e-12);
+    assert_eq!(w.cwnd, 3000);
+    // The same 3000 bytes in 500-byte segments: six of them.
+    w.mss = 500;
+    cc.on_timeout(&mut w);
+    assert!((cc.cwnd - 6.0).abs() < 1e-12, "{}", cc.cwnd);
+    cc.on_ack(&mut w, &scalable_ack(0), &view, None);
+    assert!((cc.cwnd - 6.125).abs() < 1e-12);
+    assert_eq!(w.cwnd, 3500, "⌈6.125⌉ segments of 500 bytes");
 }
 
 // ------------------------------------------------------------------ endpoint: scripted exchanges
@@ -1538,6 +1586,7 @@ mod endpoint {
         assert_eq!(e.stats().coarse_timeouts, 1);
         assert_eq!((e.ssthresh(), e.cwnd()), (2500, 1000), "max(FlightSize/2, 2 MSS)");
         assert_eq!(data(&drain(&mut e, d)), vec![(4000, 1000)]);
+        assert_eq!(e.stats().timeout_times, vec![d], "the expiry's time is recorded");
     }
 
     #[test]
@@ -1628,5 +1677,206 @@ mod endpoint {
         }
         assert!(e.in_recovery());
         assert_eq!(e.pipe_bytes(), None);
+    }
+
+    // -------------------------------------------------------------- survivors of sample B
+
+    /// A receiver with a 3000-byte buffer whose application reads 10 bytes per ms, filled at
+    /// 200 ms (window 0 advertised).
+    fn full_reader(c: EndpointConfig) -> Endpoint {
+        let mut r = Endpoint::new(c, S_ISS);
+        r.set_read_rate(Some(10_000.0));
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
+        drain(&mut r, 0);
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+        for k in 0..3 {
+            ack_for(&mut r, 200 * MS, &dseg(1000 * k, 1000));
+        }
+        r
+    }
+
+    #[test]
+    fn a_rst_inside_the_window_reads_opened_but_not_yet_advertised_is_accepted() {
+        // At 250 ms 500 bytes are read: free space 500, not advertised (silly), so the
+        // advertised edge is still 3000; the receive window reaches 3500 (RFC 793: rcv_nxt +
+        // RCV.WND), and a RST at its last byte, 3499... 3500 with the RFC 5961-lite `+ 1`, is in.
+        for (at, aborts) in [(3500u32, true), (3501, false)] {
+            let mut c = cfg("reno");
+            c.recv_buffer = 3000;
+            let mut r = full_reader(c);
+            r.on_timer(250 * MS);
+            assert!(drain(&mut r, 250 * MS).is_empty());
+            r.on_segment(250 * MS, &Segment { seq: C_ISS + 1 + at, flags: Flags::RST, ..Default::default() });
+            assert_eq!(r.is_closed(), aborts, "RST at {at}");
+        }
+    }
+
+    #[test]
+    fn ts_recent_is_taken_only_from_a_segment_that_covers_rcv_nxt() {
+        let mut c = cfg("reno");
+        c.timestamps = true;
+        let mut r = Endpoint::new(c, S_ISS);
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ts: Some((100, 0)), ..Default::default() });
+        let sa = drain(&mut r, 0);
+        let (our_ts, echo) = sa[0].ts.expect("timestamps negotiated");
+        assert_eq!(echo, 100);
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ts: Some((101, our_ts)), ..Default::default() });
+        let mut echo_of = |t: Nanos, seg: Segment| {
+            r.on_segment(t, &seg);
+            let out = drain(&mut r, t);
+            assert_eq!(out.len(), 1, "one ACK");
+            out[0].ts.expect("timestamps on every segment").1
+        };
+        // In order (seq = rcv_nxt): its TSval is echoed.
+        assert_eq!(echo_of(200 * MS, Segment { ts: Some((200, 0)), ..dseg(0, 988) }), 200);
+        // Out of order (988..1976 missing): not taken (RFC 1323 §4.2.1: SEG.SEQ <= Last.ACK.sent).
+        assert_eq!(echo_of(210 * MS, Segment { ts: Some((300, 0)), ..dseg(1976, 988) }), 200);
+        // An old duplicate wholly below rcv_nxt: not taken either.
+        assert_eq!(echo_of(220 * MS, Segment { ts: Some((350, 0)), ..dseg(0, 500) }), 200);
+        // The hole filled: taken.
+        assert_eq!(echo_of(230 * MS, Segment { ts: Some((400, 0)), ..dseg(988, 988) }), 400);
+    }
+
+    use crate::cc::CcVerdict;
+
+    /// A congestion control that asks for snd_una to be retransmitted on the first duplicate
+    /// ACK (what Vegas does when the oldest segment's fine timer has run out).
+    #[derive(Debug)]
+    struct RetransmitOnFirstDup;
+
+    impl CongestionControl for RetransmitOnFirstDup {
+        fn name(&self) -> &'static str {
+            "retransmit-on-first-dup"
+        }
+        fn on_dupack(&mut self, _w: &mut CcWindow, v: &SenderView<'_>) -> CcVerdict {
+            if v.dupacks == 1 {
+                CcVerdict::RetransmitOldest
+            } else {
+                CcVerdict::Continue
+            }
+        }
+    }
+
+    #[test]
+    fn a_retransmission_a_cc_asks_for_resends_snd_una_at_once() {
+        let mut c = cfg("reno");
+        c.initial_window_segments = 3;
+        let kind = c.variant.recovery;
+        let e = Endpoint::with_parts(c, C_ISS, Box::new(RetransmitOnFirstDup), crate::recovery::build(kind));
+        let mut e = open_with(e, synack());
+        e.app_write(3000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
+        e.on_segment(200 * MS, &ack(1000, 65535));
+        assert!(data(&drain(&mut e, 200 * MS)).is_empty());
+        e.on_segment(210 * MS, &ack(1000, 65535));
+        assert_eq!(data(&drain(&mut e, 210 * MS)), vec![(1000, 1000)], "the first duplicate: segment 1 again");
+        assert_eq!((e.stats().fast_retransmits, e.stats().retransmitted_segments), (1, 1));
+        e.on_segment(220 * MS, &ack(1000, 65535));
+        assert!(data(&drain(&mut e, 220 * MS)).is_empty());
+    }
+
+    #[test]
+    fn buffer_limited_time_with_a_queue_built_up_counts_as_path_time() {
+        let mut c = cfg("reno");
+        c.send_buffer = 3000;
+        let mut e = open_sender(c, 65535);
+        e.app_write(100_000);
+        drain(&mut e, 100 * MS);
+        for k in 1..=4u32 {
+            let t = (100 + 100 * k as u64) * MS;
+            e.on_segment(t, &ack(1000 * k, 65535));
+            drain(&mut e, t);
+        }
+        // As in `window_limit_time_is_charged_to_the_limit_that_bound`: 100 ms cwnd, 200 ms buffer.
+        assert_eq!(e.stats().limited_ns, [100 * MS, 0, 200 * MS]);
+        // Every RTT so far was 100 ms. The next ACKs come 1 s late: the smoothed RTT rises above
+        // 1.5 × 100 ms with the first of them (each ACK charges the interval before it and picks
+        // the limit for the next one before its own sample is taken, so 500–1600 ms is still
+        // buffer time); from then on the buffer-bound time is charged to the path (index 2).
+        e.on_segment(1500 * MS, &ack(5000, 65535));
+        drain(&mut e, 1500 * MS);
+        e.on_segment(1600 * MS, &ack(6000, 65535));
+        drain(&mut e, 1600 * MS);
+        assert_eq!(e.stats().limited_ns, [1200 * MS, 0, 200 * MS]);
+        e.on_segment(1700 * MS, &ack(7000, 65535));
+        assert_eq!(e.stats().limited_ns, [1200 * MS, 0, 300 * MS]);
+    }
+
+    #[test]
+    fn an_out_of_order_fin_alone_adds_no_sack_block() {
+        let mut r = Endpoint::new(cfg("sack"), S_ISS);
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), sack_ok: true, ..Default::default() });
+        drain(&mut r, 0);
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+        let w = |k: u32| C_ISS + 1 + k;
+        // 0..1000 and 2000..3000 lost; 1000..2000 arrives, then the FIN alone at 3000.
+        r.on_segment(200 * MS, &dseg(1000, 1000));
+        let out = drain(&mut r, 200 * MS);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].ack, out[0].sack.as_slice()), (w(0), &[(w(1000), w(2000))][..]));
+        r.on_segment(210 * MS, &Segment { flags: Flags::ACK | Flags::FIN, ..dseg(3000, 0) });
+        let out = drain(&mut r, 210 * MS);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].ack, out[0].sack.as_slice()), (w(0), &[(w(1000), w(2000))][..]), "no block for the FIN");
+        assert_eq!(r.stats().out_of_order_segments, 2);
+    }
+
+    #[test]
+    fn an_aborted_endpoint_sends_nothing_more() {
+        let mut e = open_sender(cfg("reno"), 65535);
+        e.app_write(5000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        e.on_segment(150 * MS, &Segment { seq: S_ISS + 1, flags: Flags::RST, ..Default::default() });
+        assert!(e.is_closed());
+        assert!(drain(&mut e, 150 * MS).is_empty());
+        e.on_timer(5 * SEC);
+        assert!(drain(&mut e, 5 * SEC).is_empty(), "no retransmission after the abort");
+    }
+
+    #[test]
+    fn a_fin_alone_after_an_idle_period_goes_at_once_and_keeps_cwnd() {
+        let mut e = open_sender(cfg("newreno"), 65535);
+        e.app_write(3000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+        e.on_segment(200 * MS, &ack(1000, 65535));
+        assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(1000, 1000), (2000, 1000)]);
+        e.on_segment(300 * MS, &ack(3000, 65535));
+        assert!(drain(&mut e, 300 * MS).is_empty());
+        assert_eq!(e.cwnd(), 3000);
+        // Ten seconds idle (far beyond the RTO), then the application closes: the FIN alone
+        // leaves at once, and the idle restart (which applies to data) leaves cwnd alone.
+        e.app_close();
+        let out = drain(&mut e, 10 * SEC);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].seq, out[0].len, out[0].flags.fin()), (C_ISS + 1 + 3000, 0, true));
+        assert_eq!((e.cwnd(), e.stats().idle_restarts), (3000, 0));
+    }
+
+    #[test]
+    fn a_delayed_ack_receiver_with_a_buffer_above_64k_unscaled_still_delays() {
+        let mut c = cfg("reno");
+        c.recv_buffer = 200_000;
+        c.window_scaling = false;
+        c.ack_policy = crate::config::AckPolicy::BsdDelayed;
+        let mut r = Endpoint::new(c, S_ISS);
+        r.set_read_rate(Some(1.0)); // one byte per second: no read changes the window here
+        r.listen();
+        r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
+        let sa = drain(&mut r, 0);
+        assert_eq!(sa[0].wnd, 65535, "the unscaled window is capped");
+        r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
+        // 199 000 bytes free but 65 535 advertised: no read happened, so no window update; the
+        // first segment's ACK is delayed, the second's goes at once (ACK every other segment).
+        r.on_segment(200 * MS, &dseg(0, 1000));
+        assert!(drain(&mut r, 200 * MS).is_empty(), "delayed");
+        r.on_segment(210 * MS, &dseg(1000, 1000));
+        let out = drain(&mut r, 210 * MS);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].ack, out[0].wnd), (C_ISS + 1 + 2000, 65535));
+        r.on_segment(220 * MS, &dseg(2000, 1000));
+        assert!(drain(&mut r, 220 * MS).is_empty(), "delayed again");
     }
 }
