@@ -1775,6 +1775,64 @@ mod endpoint {
         assert_eq!((e.stats().fast_retransmits, e.stats().retransmitted_segments), (1, 1));
         e.on_segment(220 * MS, &ack(1000, 65535));
         assert!(data(&drain(&mut e, 220 * MS)).is_empty());
+        // The receiver had segment 1 after all: the ACK of everything comes, the window grows
+        // to 2 segments, and segments 3 and 4 leave.
+        e.on_segment(300 * MS, &ack(3000, 65535));
+        assert_eq!(e.stats().rtt_samples, 2, "segments 0 and 2 (segment 1 was sent twice: Karn)");
+    }
+
+    #[test]
+    fn a_cc_retransmission_overtaken_by_an_ack_is_dropped() {
+        let mut c = cfg("reno");
+        c.initial_window_segments = 3;
+        let kind = c.variant.recovery;
+        let e = Endpoint::with_parts(c, C_ISS, Box::new(RetransmitOnFirstDup), crate::recovery::build(kind));
+        let mut e = open_with(e, synack());
+        e.app_write(3000);
+        assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
+        e.on_segment(200 * MS, &ack(1000, 65535));
+        drain(&mut e, 200 * MS);
+        // The duplicate asks for segment 1 again; before the host polls, the ACK of segment 1
+        // arrives: the request is stale and nothing below snd_una leaves.
+        e.on_segment(210 * MS, &ack(1000, 65535));
+        e.on_segment(210 * MS, &ack(2000, 65535));
+        assert!(data(&drain(&mut e, 210 * MS)).is_empty());
+        assert_eq!(e.stats().retransmitted_segments, 0);
+    }
+
+    #[test]
+    fn close_requested_reports_the_applications_close() {
+        let mut e = open_sender(cfg("reno"), 65535);
+        e.app_write(500);
+        assert!(!e.close_requested());
+        e.app_close();
+        assert!(e.close_requested());
+        let out = drain(&mut e, 100 * MS);
+        assert_eq!((out.len(), out[0].len, out[0].flags.fin()), (1, 500, true), "the FIN rides on the data");
+    }
+
+    #[test]
+    fn a_sack_recovery_reports_its_pipe() {
+        let mut e = open_with(Endpoint::new(cfg("sack"), C_ISS), sack_synack());
+        e.app_write(20_000);
+        drain(&mut e, 100 * MS);
+        for (i, k) in [1000u32, 2000, 3000].iter().enumerate() {
+            e.on_segment((200 + i as u64) * MS, &ack(*k, 65535));
+            drain(&mut e, (200 + i as u64) * MS);
+        }
+        assert_eq!((e.snd_una(), e.snd_nxt(), e.pipe_bytes()), (3000, 7000, None));
+        let w = |k: u32| C_ISS + 1 + k;
+        for (i, hi) in [5000u32, 6000, 7000].iter().enumerate() {
+            let mut b = SackBlocks::default();
+            b.push(w(4000), w(*hi));
+            e.on_segment((300 + i as u64) * MS, &Segment { sack: b, ..ack(3000, 65535) });
+        }
+        assert!(e.in_recovery());
+        // Fall & Floyd's pipe on entry: 4 segments out less 3 duplicate ACKs = 1 segment; the
+        // fast retransmission adds one.
+        assert_eq!(e.pipe_bytes(), Some(1000));
+        assert_eq!(data(&drain(&mut e, 302 * MS))[0], (3000, 1000));
+        assert_eq!(e.pipe_bytes(), Some(2000));
     }
 
     #[test]
