@@ -1778,7 +1778,10 @@ mod endpoint {
         // The receiver had segment 1 after all: the ACK of everything comes, the window grows
         // to 2 segments, and segments 3 and 4 leave.
         e.on_segment(300 * MS, &ack(3000, 65535));
-        assert_eq!(e.stats().rtt_samples, 2, "segments 0 and 2 (segment 1 was sent twice: Karn)");
+        // RTT samples: segment 0 (sent 100 ms, ACKed 200 ms) and segment 2 (sent 100 ms, ACKed
+        // 300 ms); segment 1 was sent twice (Karn).
+        let st = e.stats();
+        assert_eq!((st.rtt_samples, st.rtt_sum, st.min_rtt, st.max_rtt), (2, 300 * MS as u128, Some(100 * MS), Some(200 * MS)));
     }
 
     #[test]
