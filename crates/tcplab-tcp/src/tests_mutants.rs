@@ -1943,4 +1943,39 @@ mod endpoint {
         r.on_segment(220 * MS, &dseg(2000, 1000));
         assert!(drain(&mut r, 220 * MS).is_empty(), "delayed again");
     }
+
+    // -------------------------------------------------------------- survivors of sample D
+    // (written after sample D's run, from its survivors: they do not move D's score)
+
+    #[test]
+    fn slow_ticks_are_traced_only_once_established_with_data_out() {
+        let mut c = cfg("reno");
+        c.trace = true;
+        let mut e = Endpoint::new(c, C_ISS);
+        e.connect(0);
+        assert_eq!(drain(&mut e, 0).len(), 1);
+        // The SYN waits two ticks for its answer: the handshake is not data outstanding.
+        e.on_slow_tick(500 * MS);
+        e.on_slow_tick(1000 * MS);
+        assert_eq!(e.state(), TcpState::SynSent);
+        e.on_segment(1100 * MS, &synack());
+        drain(&mut e, 1100 * MS);
+        e.app_write(1000);
+        assert_eq!(data(&drain(&mut e, 1100 * MS)), vec![(0, 1000)]);
+        e.on_slow_tick(1500 * MS);
+        assert_eq!(e.take_trace().rows_of(crate::TraceKind::SlowTick).count(), 1, "only the tick with segment 0 out");
+    }
+
+    #[test]
+    fn a_fin_on_an_ack_is_no_pure_ack_for_lites_header_prediction() {
+        // Lite's prediction needs cwnd >= snd_wnd: a 1000-byte peer window and cwnd 1000. The
+        // fast path skips the window opening of the slow path.
+        for (flags, cwnd, state) in [(Flags::ACK, 1000, TcpState::Established), (Flags::ACK | Flags::FIN, 2000, TcpState::CloseWait)] {
+            let mut e = open_sender(cfg("lite"), 1000);
+            e.app_write(3000);
+            assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
+            e.on_segment(200 * MS, &Segment { flags, ..ack(1000, 1000) });
+            assert_eq!((e.snd_una(), e.cwnd(), e.state()), (1000, cwnd, state), "{flags:?}");
+        }
+    }
 }
