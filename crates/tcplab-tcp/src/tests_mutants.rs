@@ -1024,6 +1024,13 @@ fn scalable_rereads_its_window_in_segments_of_a_new_mss() {
     assert_eq!(w.cwnd, 3500, "⌈6.125⌉ segments of 500 bytes");
 }
 
+#[test]
+fn splitmix64_gives_the_reference_sequence() {
+    // Vigna's splitmix64.c from state 0 (the pacing factor's generator, cc/scalable.rs).
+    let mut g = crate::cc::scalable::SplitMix64::new(0);
+    assert_eq!([g.next_u64(), g.next_u64(), g.next_u64()], [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]);
+}
+
 // ------------------------------------------------------------------ endpoint: scripted exchanges
 //
 // Conventions of `tests.rs`: the endpoint under test is the client (ISS `C_ISS`), MSS 1000, the
