@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -273,6 +274,19 @@ def test_flows_graph_shows_udp_sources(tmp_path):
     u = r2.summary["udp"][0]
     (ln,) = plots.find_gid(fig2, f"flow-udp:{u['name']}")
     assert np.asarray(ln.get_ydata()) == pytest.approx(u["received_bytes"] / r2.summary["sim_end_s"] / 1024)
+
+
+def test_report_throughput_graph_draws_udp_sources(tmp_path):
+    """The HTML report's throughput graph carries the UDP sources as the `flows` plot does, also
+    for a run that has no TCP flow at all."""
+    import tcplab
+    from tcplab.report import write_report
+    r = tcplab.run(EXAMPLES / "udp-dumbbell.toml", overrides={"run.duration": "2s"}, out=tmp_path / "r")
+    assert not r.summary.get("flows")
+    html = write_report(tmp_path / "r", tmp_path / "report.html").read_text()
+    assert "Throughput over time" in html and "UDP from datagrams forwarded" in html
+    for u in r.summary["udp"]:
+        assert re.search(rf'id="[^"]*flow-udp:{u["name"]}"', html), u["name"]
 
 
 def test_summary_prints_jains_index_per_shared_bottleneck(tmp_path):

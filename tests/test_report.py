@@ -49,7 +49,8 @@ def _expected_images(run: RunData) -> int:
         # cam graphs: the first MAX_TCP_GRAPHS Vegas flows of the run (not only of the drawn ones)
         n += min(report.MAX_TCP_GRAPHS, sum(1 for c in run.conns if run.cam(c).height > 0))
         n += 1  # seq graph
-        n += 1  # flows graph
+    if (run.has_tcp and run.conns) or run.summary.get("udp"):
+        n += 1  # flows graph: TCP flows and UDP sources
     if run.has_link:
         n += 2 * len(report._relevant_links(run))
     return n

@@ -639,10 +639,16 @@ def _graphs_html(run, anchor: str) -> str:
         parts.append("<h3>Sequence numbers</h3>")
         parts.append(_Pending(plots.seq_graph(run, conns[:MAX_TCP_GRAPHS]),
                               "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
+    # UDP sources belong on the throughput graph too (issue 14); a run with only UDP gets it alone.
+    udp_names = [u["name"] for u in run.summary.get("udp") or []]
+    tcp_names = conns[:MAX_TCP_GRAPHS] if has_tcp and conns else []
+    if tcp_names or udp_names:
         parts.append("<h3>Throughput over time</h3>")
-        parts.append(_Pending(plots.flows_graph(run, conns=conns[:MAX_TCP_GRAPHS]),
-                              "Per-flow throughput from ACK progress, with the bottleneck capacity",
-                                  f"{anchor}-flows"))
+        what = ("Per-flow throughput (TCP from ACK progress, UDP from datagrams forwarded), with the "
+                "bottleneck capacity" if udp_names else "Per-flow throughput from ACK progress, with the "
+                "bottleneck capacity")
+        parts.append(_Pending(plots.flows_graph(run, conns=tcp_names + udp_names), what,
+                              f"{anchor}-flows"))
     if has_link:
         for lk in _relevant_links(run):
             parts.append(f"<h3>Link {_e(lk)}</h3>")
