@@ -128,7 +128,9 @@ pub struct LinkMonitor {
     pub intervals: Vec<IntervalStats>,
     /// Whether `intervals` is recorded on this link direction (see the module header).
     pub record_intervals: bool,
-    pub trace: Option<LinkTrace>,
+    /// Boxed: an untraced link direction (the default) pays one pointer, not eight vectors,
+    /// which keeps `Link` small on the per-packet path.
+    pub trace: Option<Box<LinkTrace>>,
     /// Packets whose ECN codepoint this link's queue set to CE.
     pub ecn_marks: u64,
     /// Latest average reported by an AQM queue (RED), recorded per interval.
@@ -176,7 +178,7 @@ impl LinkMonitor {
             cur_bytes: 0,
             intervals: Vec::new(),
             record_intervals: true,
-            trace: if trace { Some(LinkTrace::default()) } else { None },
+            trace: if trace { Some(Box::default()) } else { None },
             ecn_marks: 0,
             aqm_avg: None,
             ect_arrived: 0,
