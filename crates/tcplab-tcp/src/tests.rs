@@ -8,9 +8,9 @@ use crate::config::{AckPolicy, EndpointConfig, TimerModel};
 use crate::rto::RetransmitTimer;
 use crate::*;
 
-const C_ISS: u32 = 1000;
-const S_ISS: u32 = 5000;
-const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
+pub(crate) const C_ISS: u32 = 1000;
+pub(crate) const S_ISS: u32 = 5000;
+pub(crate) const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
 
 fn cfg(variant: &str) -> EndpointConfig {
     let mut c = EndpointConfig::for_variant(variant).unwrap();
@@ -26,7 +26,7 @@ fn cfg_fine200() -> EndpointConfig {
     c
 }
 
-fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
+pub(crate) fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
     let mut v = Vec::new();
     while let Some(s) = e.poll_transmit(now) {
         v.push(s);
@@ -36,17 +36,17 @@ fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
 }
 
 /// (relative seq, len) of data segments.
-fn data(v: &[Segment]) -> Vec<(u32, u32)> {
+pub(crate) fn data(v: &[Segment]) -> Vec<(u32, u32)> {
     v.iter().filter(|s| s.len > 0).map(|s| (s.seq.wrapping_sub(C_ISS + 1), s.len)).collect()
 }
 
 /// A peer ACK acknowledging `k` data bytes of the client.
-fn ack(k: u32, wnd: u32) -> Segment {
+pub(crate) fn ack(k: u32, wnd: u32) -> Segment {
     Segment { seq: S_ISS + 1, ack: C_ISS + 1 + k, flags: Flags::ACK, wnd, ..Default::default() }
 }
 
 /// Client established at t = 100 ms: SYN at 0, SYN-ACK (MSS 1000, window `peer_wnd`) at 100 ms.
-fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
+pub(crate) fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
     let mut e = Endpoint::new(c, C_ISS);
     e.connect(0);
     let out = drain(&mut e, 0);

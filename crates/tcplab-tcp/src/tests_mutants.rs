@@ -1039,43 +1039,13 @@ fn splitmix64_gives_the_reference_sequence() {
 mod endpoint {
     use crate::config::EndpointConfig;
     use crate::*;
-
-    const C_ISS: u32 = 1000;
-    const S_ISS: u32 = 5000;
-    const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
+    // The scripted-exchange helpers and constants of `tests.rs`, shared.
+    use crate::tests::{ack, data, drain, open_sender, C_ISS, S_ISS, SYNACK};
 
     fn cfg(variant: &str) -> EndpointConfig {
         let mut c = EndpointConfig::for_variant(variant).unwrap();
         c.mss = 1000;
         c
-    }
-
-    fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
-        let mut v = Vec::new();
-        while let Some(s) = e.poll_transmit(now) {
-            v.push(s);
-            assert!(v.len() < 10_000, "poll_transmit never returns None");
-        }
-        v
-    }
-
-    fn data(v: &[Segment]) -> Vec<(u32, u32)> {
-        v.iter().filter(|s| s.len > 0).map(|s| (s.seq.wrapping_sub(C_ISS + 1), s.len)).collect()
-    }
-
-    fn ack(k: u32, wnd: u32) -> Segment {
-        Segment { seq: S_ISS + 1, ack: C_ISS + 1 + k, flags: Flags::ACK, wnd, ..Default::default() }
-    }
-
-    /// Client established at 100 ms (SYN at 0, SYN-ACK at 100 ms).
-    fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
-        let mut e = Endpoint::new(c, C_ISS);
-        e.connect(0);
-        assert_eq!(drain(&mut e, 0).len(), 1);
-        e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: peer_wnd, mss: Some(1000), ..Default::default() });
-        assert_eq!(drain(&mut e, 100 * MS).len(), 1);
-        assert_eq!(e.state(), TcpState::Established);
-        e
     }
 
     #[test]
