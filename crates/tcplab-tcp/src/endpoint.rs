@@ -144,7 +144,9 @@ pub struct Endpoint {
     tw_deadline: Option<Nanos>,
 
     stats: ConnStats,
-    trace: Trace,
+    /// Boxed, and only when `cfg.trace`: the columns take 456 bytes inline, which an untraced
+    /// endpoint (the default) would carry in its cache footprint for nothing (issue 13).
+    trace: Option<Box<Trace>>,
 
     // ECN (RFC 3168) and SACK (RFC 2018) seams: state lives in `ecn.rs`, `sack.rs` and the
     // SACK recovery modules; the endpoint only carries it between segments.
@@ -226,7 +228,7 @@ impl Endpoint {
             idle_ticks: 0,
             tw_deadline: None,
             stats: ConnStats::default(),
-            trace: Trace::default(),
+            trace: if cfg.trace { Some(Box::default()) } else { None },
             ecn: EcnState { per_segment: cfg.ecn_per_segment, ..EcnState::default() },
             sack_ok: false,
             sack_rcv: SackReceiver::default(),
@@ -380,7 +382,7 @@ impl Endpoint {
 
     /// Columnar trace recorded so far (the endpoint keeps recording into a fresh one).
     pub fn take_trace(&mut self) -> Trace {
-        std::mem::take(&mut self.trace)
+        self.trace.as_deref_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Earliest absolute time `on_timer` must be called.
@@ -511,7 +513,9 @@ impl Endpoint {
             seq: seq.saturating_sub(1),
             len,
         };
-        self.trace.push(r);
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.push(r);
+        }
     }
 
     fn enter_closed(&mut self, now: Option<Nanos>) {
@@ -1036,7 +1040,7 @@ impl Endpoint {
                 ece: seg.flags.contains(Flags::ECE),
             };
             let view = sender_view!(self, now, 0);
-            let cam = if self.cfg.trace { Some(&mut self.trace.cam) } else { None };
+            let cam = self.trace.as_deref_mut().map(|t| &mut t.cam);
             self.cc.on_ack(&mut self.w, &sample, &view, cam);
         }
         self.apply_recovery(now, out);

@@ -324,6 +324,18 @@ impl Simulation {
         self.forward(now, src, id);
     }
 
+    /// A host injects a new packet whose first link, `hop` (`NO_ROUTE`: none), the caller
+    /// already knows: as [`Simulation::send_packet`] without reading the host's routing.
+    pub fn send_packet_via(&mut self, now: SimTime, p: Packet, hop: u32) {
+        self.conservation.created += 1;
+        let id = self.pool.alloc(p);
+        if hop == NO_ROUTE {
+            self.drop_at_node(id, DropReason::NoRoute);
+            return;
+        }
+        self.link_enqueue(now, hop, id);
+    }
+
     /// An emulated host injects a real datagram ([`PacketKind::Raw`]; its bytes ride beside
     /// the packet in the pool).
     pub fn send_raw(&mut self, now: SimTime, p: Packet, bytes: &[u8]) {
@@ -373,8 +385,10 @@ impl Simulation {
             self.pool.free(id);
             return;
         }
-        let aqm = link.queue.sees_every_arrival();
-        if !aqm && link.busy.is_none() && link.queue.len_pkts() == 0 {
+        // The monitor's queue length mirrors a non-AQM queue's (every enqueue and dequeue
+        // reports it), so an idle link is recognised without touching the queue.
+        debug_assert!(link.aqm || link.monitor.queue_len() as usize == link.queue.len_pkts());
+        if !link.aqm && link.busy.is_none() && link.monitor.queue_len() == 0 {
             // Straight onto the wire.
             link.monitor.on_depart();
             link.monitor.on_delay(now, false);

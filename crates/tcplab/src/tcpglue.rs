@@ -32,6 +32,9 @@ pub struct TcpConn {
     pub variant: String,
     pub from: u32,
     pub to: u32,
+    /// The link each side's segments leave its host by, looked up at the first send: routes
+    /// are static, and a host's node is otherwise cold memory at thousands of flows (issue 13).
+    pub first_hop: [Option<u32>; 2],
     pub start: SimTime,
     /// Bytes to transfer, or `None` for a timed transfer.
     pub bytes: Option<u64>,
@@ -70,6 +73,7 @@ impl TcpConn {
             variant,
             from,
             to,
+            first_hop: [None; 2],
             start,
             bytes,
             duration,
@@ -265,7 +269,15 @@ fn flush(sim: &mut Simulation, now: SimTime, c: u32, side: u8) {
             created: now.0,
             kind: PacketKind::Tcp { conn: c, gen: conn.gen, to_receiver: side == 0, seg },
         };
-        sim.send_packet(now, p);
+        let hop = match conn.first_hop[side as usize] {
+            Some(l) => l,
+            None => {
+                let l = sim.nodes[src as usize].route(dst);
+                sim.tcp[c as usize].first_hop[side as usize] = Some(l);
+                l
+            }
+        };
+        sim.send_packet_via(now, p, hop);
     }
     let conn = &mut sim.tcp[c as usize];
     if let Some(t) = conn.ep[side as usize].next_timer() {
@@ -337,6 +349,7 @@ fn open(sim: &mut Simulation, now: SimTime, s: u32, kind: u8, app: ConvApp) {
             conn.gen = conn.gen.wrapping_add(1);
             conn.from = from;
             conn.to = to;
+            conn.first_hop = [None; 2];
             conn.start = now;
             conn.started_at = Some(now);
             conn.ep = ep;

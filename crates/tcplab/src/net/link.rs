@@ -30,20 +30,27 @@ pub struct LinkParams {
     pub corruption: f64,
 }
 
+/// `repr(C)`, hot fields first and cache-line aligned: what a packet's arrival, transmission
+/// end and propagation touch sits in the first few lines, the monitor's hot counters right
+/// after (see [`LinkMonitor`]); name, loss RNG and the rest follow (issue 13).
+#[repr(C, align(64))]
 pub struct Link {
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub params: LinkParams,
-    pub queue: Box<dyn QueueDisc>,
     /// Packet being serialized, with its wire size.
     pub busy: Option<(PacketId, u32)>,
+    pub to: NodeId,
+    pub queue: Box<dyn QueueDisc>,
+    /// `queue.sees_every_arrival()`, kept here so an arrival at an idle link need not visit
+    /// the queue's own (cold) memory.
+    pub aqm: bool,
+    pub params: LinkParams,
     /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
     pub pipe: VecDeque<(SimTime, PacketId)>,
-    pub monitor: LinkMonitor,
-    pub rng: StreamRng,
     /// Scripted drops (`drop = { packets = [...] }`), checked as packets arrive at the queue.
     pub script: DropScript,
+    pub monitor: LinkMonitor,
+    pub from: NodeId,
+    pub rng: StreamRng,
+    pub name: String,
 }
 
 /// One scripted drop: the `occurrence`-th transmission (1 = the first) of the data segment of

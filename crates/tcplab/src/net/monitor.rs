@@ -99,8 +99,21 @@ impl PacketTag {
 
 pub const MAX_DROP_TIMES: usize = 100_000;
 
+/// Field order is deliberate (`repr(C)`, hot first): at thousands of flows a link direction
+/// is cold when its next packet comes, and every cache line its per-packet bookkeeping touches
+/// is a miss (issue 13). The first ~160 bytes hold what every arrival, departure and
+/// transmission end updates; the interval accumulators (`cur_*`) follow and are touched only
+/// where the interval series is recorded; drops, ECN and the result vectors come last.
 #[derive(Debug)]
+#[repr(C)]
 pub struct LinkMonitor {
+    // Queue length (waiting packets) and system occupancy (waiting + in service), time-weighted.
+    last_change: SimTime,
+    q_len: u32,
+    in_service: u32,
+    q_area: u128,
+    sys_area: u128,
+    pub busy_ns: u64,
     pub arrived_pkts: u64,
     pub arrived_bytes: u64,
     /// Left the queue and began transmission.
@@ -108,49 +121,42 @@ pub struct LinkMonitor {
     /// Finished transmission and left onto the wire (delivered or lost/corrupted on the wire).
     pub forwarded_pkts: u64,
     pub forwarded_bytes: u64,
-    pub drops: [u64; DropReason::COUNT],
-    pub drop_times: Vec<(SimTime, DropReason)>,
-    pub busy_ns: u64,
-    // Queue length (waiting packets) and system occupancy (waiting + in service), time-weighted.
-    q_len: u32,
-    in_service: u32,
-    last_change: SimTime,
-    q_area: u128,
-    sys_area: u128,
+    /// Queueing delay of every packet that left the queue: count, sum, sum of squares (s, s²).
+    pub delay_n: u64,
+    pub delay_sum_s: f64,
+    pub delay_sumsq_s2: f64,
     pub q_max: u32,
-    // Interval stats
-    interval: u64,
-    cur_start: SimTime,
-    cur_min: u32,
-    cur_max: u32,
-    cur_area: u128,
-    cur_bytes: u64,
-    pub intervals: Vec<IntervalStats>,
     /// Whether `intervals` is recorded on this link direction (see the module header).
     pub record_intervals: bool,
     /// Boxed: an untraced link direction (the default) pays one pointer, not eight vectors,
     /// which keeps `Link` small on the per-packet path.
     pub trace: Option<Box<LinkTrace>>,
+    /// pcap capture of this link direction (`trace = { pcap = [...] }`), see [`crate::pcap`].
+    pub pcap: Option<Box<crate::pcap::LinkCapture>>,
+    // Interval stats (updated only when `record_intervals`).
+    cur_area: u128,
+    interval: u64,
+    cur_start: SimTime,
+    cur_min: u32,
+    cur_max: u32,
+    cur_bytes: u64,
+    cur_bytes_in: u64,
+    cur_delay_n: u64,
+    cur_delay_sum: f64,
+    cur_delay_sq: f64,
+    cur_ect_in: u64,
+    cur_marks: u64,
+    /// Arrival times of the packets waiting in the (FIFO) queue.
+    enq_times: std::collections::VecDeque<u64>,
+    /// ECN-capable packets that arrived.
+    pub ect_arrived: u64,
     /// Packets whose ECN codepoint this link's queue set to CE.
     pub ecn_marks: u64,
     /// Latest average reported by an AQM queue (RED), recorded per interval.
     pub aqm_avg: Option<f64>,
-    /// ECN-capable packets that arrived.
-    pub ect_arrived: u64,
-    /// Queueing delay of every packet that left the queue: count, sum, sum of squares (s, s²).
-    pub delay_n: u64,
-    pub delay_sum_s: f64,
-    pub delay_sumsq_s2: f64,
-    /// Arrival times of the packets waiting in the (FIFO) queue.
-    enq_times: std::collections::VecDeque<u64>,
-    cur_bytes_in: u64,
-    cur_ect_in: u64,
-    cur_marks: u64,
-    cur_delay_n: u64,
-    cur_delay_sum: f64,
-    cur_delay_sq: f64,
-    /// pcap capture of this link direction (`trace = { pcap = [...] }`), see [`crate::pcap`].
-    pub pcap: Option<Box<crate::pcap::LinkCapture>>,
+    pub drops: [u64; DropReason::COUNT],
+    pub drop_times: Vec<(SimTime, DropReason)>,
+    pub intervals: Vec<IntervalStats>,
 }
 
 impl LinkMonitor {
@@ -226,10 +232,12 @@ impl LinkMonitor {
     #[inline]
     pub fn on_arrive_ecn(&mut self, now: SimTime, bytes: u32, ect: bool) {
         self.advance(now);
-        self.cur_bytes_in += bytes as u64;
+        if self.record_intervals {
+            self.cur_bytes_in += bytes as u64;
+            self.cur_ect_in += ect as u64;
+        }
         if ect {
             self.ect_arrived += 1;
-            self.cur_ect_in += 1;
         }
     }
 
@@ -237,7 +245,7 @@ impl LinkMonitor {
     #[inline]
     pub fn on_mark(&mut self) {
         self.ecn_marks += 1;
-        self.cur_marks += 1;
+        self.cur_marks += self.record_intervals as u64;
     }
 
     /// A packet joined the waiting queue at `now`.
@@ -254,9 +262,11 @@ impl LinkMonitor {
         self.delay_n += 1;
         self.delay_sum_s += s;
         self.delay_sumsq_s2 += s * s;
-        self.cur_delay_n += 1;
-        self.cur_delay_sum += s;
-        self.cur_delay_sq += s * s;
+        if self.record_intervals {
+            self.cur_delay_n += 1;
+            self.cur_delay_sum += s;
+            self.cur_delay_sq += s * s;
+        }
     }
 
     /// Cumulative counters as of `now`.
@@ -284,19 +294,21 @@ impl LinkMonitor {
             return;
         }
         let q = self.q_len as u128;
-        let mut t = self.last_change;
-        while self.record_intervals && now.0 >= self.cur_start.0 + self.interval {
-            let end = SimTime(self.cur_start.0 + self.interval);
-            self.cur_area += q * (end.0 - t.0) as u128;
-            let row = self.take_interval(self.interval);
-            self.intervals.push(row);
-            self.cur_start = end;
-            self.cur_min = self.q_len;
-            self.cur_max = self.q_len;
-            self.cur_area = 0;
-            t = end;
+        if self.record_intervals {
+            let mut t = self.last_change;
+            while now.0 >= self.cur_start.0 + self.interval {
+                let end = SimTime(self.cur_start.0 + self.interval);
+                self.cur_area += q * (end.0 - t.0) as u128;
+                let row = self.take_interval(self.interval);
+                self.intervals.push(row);
+                self.cur_start = end;
+                self.cur_min = self.q_len;
+                self.cur_max = self.q_len;
+                self.cur_area = 0;
+                t = end;
+            }
+            self.cur_area += q * (now.0 - t.0) as u128;
         }
-        self.cur_area += q * (now.0 - t.0) as u128;
         let dt = (now.0 - self.last_change.0) as u128;
         self.q_area += q * dt;
         self.sys_area += (self.q_len + self.in_service) as u128 * dt;
@@ -311,8 +323,10 @@ impl LinkMonitor {
         self.q_len = q_len;
         self.in_service = in_service;
         self.q_max = self.q_max.max(q_len);
-        self.cur_min = self.cur_min.min(q_len);
-        self.cur_max = self.cur_max.max(q_len);
+        if self.record_intervals {
+            self.cur_min = self.cur_min.min(q_len);
+            self.cur_max = self.cur_max.max(q_len);
+        }
     }
 
     #[inline]
@@ -342,7 +356,9 @@ impl LinkMonitor {
     #[inline]
     pub fn on_forwarded(&mut self, now: SimTime, bytes: u32) {
         self.advance(now);
-        self.cur_bytes += bytes as u64;
+        if self.record_intervals {
+            self.cur_bytes += bytes as u64;
+        }
         self.forwarded_pkts += 1;
         self.forwarded_bytes += bytes as u64;
     }

@@ -66,7 +66,7 @@ pub enum QueueLimit {
 }
 
 /// Packets a DropTail queue has room for before its first growth.
-const INITIAL_QUEUE_CAPACITY: usize = 128;
+const INITIAL_QUEUE_CAPACITY: usize = 16;
 
 /// DropTail (tail drop) limited in packets or bytes.
 ///
@@ -86,8 +86,9 @@ pub struct DropTail {
 impl DropTail {
     pub fn new(limit: QueueLimit, count_in_service: bool) -> Self {
         // Room for the first packets only: a 1000-packet limit sized up front cost 8 KB per
-        // link direction, 32 KB per flow of a dumbbell at 4,096 flows (issue 13). A queue that
-        // grows past this reallocates a few times (doubling), then never again.
+        // link direction, 32 KB per flow of a dumbbell at 4,096 flows, and 128 packets still
+        // 4 KB per flow (issue 13). A queue that grows past this reallocates a few times
+        // (doubling) while the run warms up, then never again.
         let cap = match limit {
             QueueLimit::Packets(n) => n as usize,
             QueueLimit::Bytes(b) => (b / 64) as usize,
