@@ -316,6 +316,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 },
                 rng: rngs.stream("link-loss", idx),
                 script: DropScript::default(),
+                scripted: false,
             });
             drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }
@@ -558,6 +559,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
                 return Err(ctx.err(format!("{base}.packets[{k}].occurrence"), "1 is the first transmission; 0 is not allowed"));
             }
             // The sender's ISS is 0 (see the TCP loop above) and the SYN takes sequence 0: data offset x is wire x + 1.
+            links[li].scripted = true;
             links[li].script.entries.push(ScriptedDrop { conn: c as u32, wire_seq: (d.seq as u32).wrapping_add(1), occurrence, seen: 0 });
         }
     }

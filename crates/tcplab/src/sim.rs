@@ -378,7 +378,7 @@ impl Simulation {
             self.pool.free(id);
             return;
         }
-        if !link.script.is_empty() && link.script.hit(self.pool.get(id)) {
+        if link.scripted && !link.script.is_empty() && link.script.hit(self.pool.get(id)) {
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.on_drop(now, size, DropReason::Scripted, tag);
             self.conservation.dropped += 1;

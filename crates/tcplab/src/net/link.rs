@@ -31,8 +31,8 @@ pub struct LinkParams {
 }
 
 /// `repr(C)`, hot fields first and cache-line aligned: what a packet's arrival, transmission
-/// end and propagation touch sits in the first few lines, the monitor's hot counters right
-/// after (see [`LinkMonitor`]); name, loss RNG and the rest follow (issue 13).
+/// end and propagation touch, with the monitor's hot counters (see [`LinkMonitor`]), fills the
+/// first four cache lines; drop script, name, loss RNG and the rest follow (issue 13).
 #[repr(C, align(64))]
 pub struct Link {
     /// Packet being serialized, with its wire size.
@@ -42,12 +42,14 @@ pub struct Link {
     /// `queue.sees_every_arrival()`, kept here so an arrival at an idle link need not visit
     /// the queue's own (cold) memory.
     pub aqm: bool,
+    /// Whether `script` was given any entries (it may have used them all since).
+    pub scripted: bool,
     pub params: LinkParams,
     /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
     pub pipe: VecDeque<(SimTime, PacketId)>,
+    pub monitor: LinkMonitor,
     /// Scripted drops (`drop = { packets = [...] }`), checked as packets arrive at the queue.
     pub script: DropScript,
-    pub monitor: LinkMonitor,
     pub from: NodeId,
     pub rng: StreamRng,
     pub name: String,
