@@ -100,6 +100,10 @@ pub struct Simulation {
     pub tcp_active: usize,
     pub(crate) tick_hosts: Vec<Vec<(u32, u8)>>,
     pub(crate) tick_scratch: Vec<(u32, u8)>,
+    /// Per host, the BSD [slow, fast] tick phase (ns) and whether that tick is scheduled: a host
+    /// whose tick list is empty schedules none until a connection there needs one again.
+    pub(crate) tick_phase: Vec<[u64; 2]>,
+    pub(crate) tick_pending: Vec<[bool; 2]>,
     /// The measurement window, if the scenario asks for one.
     pub measure: Option<MeasureWindow>,
     ended: bool,
@@ -159,6 +163,8 @@ impl Simulation {
             tcp_active: 0,
             tick_hosts: Vec::new(),
             tick_scratch: Vec::new(),
+            tick_phase: Vec::new(),
+            tick_pending: Vec::new(),
             measure: None,
             ended: false,
             raw_out: Vec::new(),

@@ -135,17 +135,45 @@ pub(crate) fn schedule_initial(sim: &mut Simulation) {
         }
     }
     let (hosts, ticking) = tick_hosts(sim);
+    sim.tick_phase = vec![[0; 2]; hosts.len()];
+    sim.tick_pending = vec![[false; 2]; hosts.len()];
     for (h, &on) in ticking.iter().enumerate() {
         if !on {
             continue;
         }
         let mut rng = sim.rngs.stream("timer-phase", h as u64);
-        let slow = SimTime(rng.gen_range(0..500_000_000u64));
-        let fast = SimTime(rng.gen_range(0..200_000_000u64));
-        sim.events.schedule(slow, Event::Tick { host: h as u32, slow: true });
-        sim.events.schedule(fast, Event::Tick { host: h as u32, slow: false });
+        let slow = rng.gen_range(0..SLOW_TICK_NS);
+        let fast = rng.gen_range(0..FAST_TICK_NS);
+        sim.tick_phase[h] = [slow, fast];
+        // A host with only traffic sources has no connection yet: its ticks start with the
+        // first one (`resume_ticks`), on the same phase.
+        if !hosts[h].is_empty() {
+            sim.events.schedule(SimTime(slow), Event::Tick { host: h as u32, slow: true });
+            sim.events.schedule(SimTime(fast), Event::Tick { host: h as u32, slow: false });
+            sim.tick_pending[h] = [true, true];
+        }
     }
     sim.tick_hosts = hosts;
+}
+
+/// BSD's tick periods: `tcp_slowtimo` every 500 ms, `tcp_fasttimo` every 200 ms.
+const SLOW_TICK_NS: u64 = 500_000_000;
+const FAST_TICK_NS: u64 = 200_000_000;
+
+/// A connection at host `h` needs ticks again: schedule the ones that stopped, at the host's
+/// next tick instants after `now` (phase + k·period, as if they had never stopped). Skipped
+/// ticks would have found the host's list empty and done nothing; only the event count differs
+/// (issue 13: a host with no connection needing a tick schedules none).
+fn resume_ticks(sim: &mut Simulation, now: SimTime, h: usize) {
+    for (k, period) in [SLOW_TICK_NS, FAST_TICK_NS].into_iter().enumerate() {
+        if sim.tick_pending[h][k] {
+            continue;
+        }
+        let phase = sim.tick_phase[h][k];
+        let next = if now.0 < phase { phase } else { phase + ((now.0 - phase) / period + 1) * period };
+        sim.events.schedule(SimTime(next), Event::Tick { host: h as u32, slow: k == 0 });
+        sim.tick_pending[h][k] = true;
+    }
 }
 
 pub(crate) fn start(sim: &mut Simulation, now: SimTime, c: u32) {
@@ -242,7 +270,12 @@ pub(crate) fn on_tick(sim: &mut Simulation, now: SimTime, host: u32, slow: bool)
         after_endpoint_event(sim, now, c, side);
     }
     sim.tick_scratch = list;
-    let period = if slow { SimTime::from_millis(500) } else { SimTime::from_millis(200) };
+    if sim.tick_hosts[host as usize].is_empty() {
+        // Nothing left to tick: stop until a connection opens here again (`resume_ticks`).
+        sim.tick_pending[host as usize][!slow as usize] = false;
+        return;
+    }
+    let period = SimTime(if slow { SLOW_TICK_NS } else { FAST_TICK_NS });
     sim.events.schedule(now + period, Event::Tick { host, slow });
 }
 
@@ -369,6 +402,8 @@ fn open(sim: &mut Simulation, now: SimTime, s: u32, kind: u8, app: ConvApp) {
     if bsd {
         sim.tick_hosts[from as usize].push((c, 0));
         sim.tick_hosts[to as usize].push((c, 1));
+        resume_ticks(sim, now, from as usize);
+        resume_ticks(sim, now, to as usize);
     }
     step_app(sim, now, c);
     flush(sim, now, c, 0);

@@ -8,6 +8,9 @@
 //! `TCPLAB_GOLDEN_WRITE=1 cargo test --release -p tcplab --test golden` rewrites the file (only
 //! ever from a commit whose results are known good). The cases marked `long` in that file (over
 //! ~3 s each) run only with `TCPLAB_GOLDEN_LONG=1` (`make test-golden`); the rest run in `make test`.
+//! `TCPLAB_GOLDEN_DUMP=DIR` also writes each compared summary (without `wall_s`) to
+//! `DIR/<case>.json`, for diffing two builds when a change is meant to alter a known field only
+//! (e.g. `events`, when fewer timer events are scheduled for the same results).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -100,11 +103,16 @@ fn input_digest(file: &Path, overrides: &[String]) -> String {
     format!("{:016x}", fnv1a(&format!("{text}\n{}", overrides.join("\n"))))
 }
 
-fn digest_of(file: &Path, overrides: &[String]) -> (String, u64) {
+fn digest_of(name: &str, file: &Path, overrides: &[String]) -> (String, u64) {
     let text = std::fs::read_to_string(file).unwrap();
     let r = run_text(&text, &file.to_string_lossy(), None, overrides)
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let body: String = r.summary.to_json().lines().filter(|l| !l.trim_start().starts_with("\"wall_s\"")).collect::<Vec<_>>().join("\n");
+    if let Ok(dir) = std::env::var("TCPLAB_GOLDEN_DUMP") {
+        let path = Path::new(&dir).join(format!("{}.json", name.replace(['/', '#'], "__")));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(path, &body).unwrap();
+    }
     (format!("{:016x}", fnv1a(&body)), r.summary.events)
 }
 
@@ -117,7 +125,7 @@ fn summaries_identical_to_pre_rewrite_engine() {
         ];
         for (name, file, ov) in &all {
             let t0 = Instant::now();
-            let (d, ev) = digest_of(file, ov);
+            let (d, ev) = digest_of(name, file, ov);
             let long = t0.elapsed().as_secs_f64() > 3.0;
             lines.push(format!("{name}\t{}\t{d}\t{ev}\t{}", input_digest(file, ov), if long { "long" } else { "short" }));
             eprintln!("{name} {:.2} s", t0.elapsed().as_secs_f64());
@@ -145,7 +153,7 @@ fn summaries_identical_to_pre_rewrite_engine() {
             eprintln!("note: {name} was edited after the golden file was written; not compared");
             continue;
         }
-        let (d, ev) = digest_of(file, ov);
+        let (d, ev) = digest_of(name, file, ov);
         checked += 1;
         if &d != want {
             failures.push(format!("{name}: digest {d} (events {ev}), golden {want} (events {want_events})"));
