@@ -116,8 +116,20 @@ def check_output_file(path: str | Path) -> None:
 def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str]) -> pl.DataFrame:
     """Trace columns must be finite and non-negative: a NaN time or a negative window is no
     measurement, and would be drawn as one."""
-    for c in nonneg:
-        if c not in df.columns or df.height == 0 or not df[c].dtype.is_numeric():
+    cols = [c for c in nonneg if c in df.columns and df.height > 0 and df[c].dtype.is_numeric()]
+    if not cols:
+        return df
+
+    def bad_of(c: str) -> pl.Expr:
+        e = pl.col(c).is_null() | (pl.col(c) < 0)
+        if df[c].dtype.is_float():
+            e = e | pl.col(c).is_nan() | pl.col(c).is_infinite()
+        return e.any().alias(c)
+    # One pass over all the columns (a query per column and test cost 0.2 s on a 10^6-row trace);
+    # the row is looked up only when a column has a bad value.
+    flags = df.select([bad_of(c) for c in cols]).row(0)
+    for c, flagged in zip(cols, flags):
+        if not flagged:
             continue
         col = df[c]
         bad = col.is_nan() if col.dtype.is_float() else pl.Series([False] * df.height)

@@ -44,12 +44,25 @@ impl From<std::convert::Infallible> for Error {
 
 /// `value` as Python objects.
 pub fn to_python<'py, T: Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
-    value.serialize(PySerializer { py }).map_err(|e| e.0)
+    let names = FieldNames::default();
+    value.serialize(PySerializer { py, names: &names }).map_err(|e| e.0)
+}
+
+/// Struct field names as Python strings, made once per name: a summary has ~650,000 fields at
+/// 4,096 flows, of ~130 names. The names are `&'static str`, so their address is the key.
+#[derive(Default)]
+struct FieldNames<'py>(std::cell::RefCell<std::collections::HashMap<(usize, usize), Bound<'py, PyString>>>);
+
+impl<'py> FieldNames<'py> {
+    fn get(&self, py: Python<'py>, name: &'static str) -> Bound<'py, PyString> {
+        self.0.borrow_mut().entry((name.as_ptr() as usize, name.len())).or_insert_with(|| PyString::intern(py, name)).clone()
+    }
 }
 
 #[derive(Clone, Copy)]
-pub struct PySerializer<'py> {
+pub struct PySerializer<'a, 'py> {
     py: Python<'py>,
+    names: &'a FieldNames<'py>,
 }
 
 type Obj<'py> = Bound<'py, PyAny>;
@@ -58,16 +71,16 @@ fn key<'py>(py: Python<'py>, k: &str) -> Obj<'py> {
     PyString::intern(py, k).into_any()
 }
 
-impl<'py> ser::Serializer for PySerializer<'py> {
+impl<'a, 'py> ser::Serializer for PySerializer<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
-    type SerializeSeq = SeqBuilder<'py>;
-    type SerializeTuple = SeqBuilder<'py>;
-    type SerializeTupleStruct = SeqBuilder<'py>;
-    type SerializeTupleVariant = VariantSeqBuilder<'py>;
-    type SerializeMap = MapBuilder<'py>;
-    type SerializeStruct = MapBuilder<'py>;
-    type SerializeStructVariant = VariantMapBuilder<'py>;
+    type SerializeSeq = SeqBuilder<'a, 'py>;
+    type SerializeTuple = SeqBuilder<'a, 'py>;
+    type SerializeTupleStruct = SeqBuilder<'a, 'py>;
+    type SerializeTupleVariant = VariantSeqBuilder<'a, 'py>;
+    type SerializeMap = MapBuilder<'a, 'py>;
+    type SerializeStruct = MapBuilder<'a, 'py>;
+    type SerializeStructVariant = VariantMapBuilder<'a, 'py>;
 
     fn serialize_bool(self, v: bool) -> Result<Obj<'py>, Error> {
         Ok(PyBool::new(self.py, v).to_owned().into_any())
@@ -152,13 +165,13 @@ impl<'py> ser::Serializer for PySerializer<'py> {
         d.set_item(key(self.py, variant), value.serialize(self)?)?;
         Ok(d.into_any())
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder<'py>, Error> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder<'a, 'py>, Error> {
         Ok(SeqBuilder { ser: self, items: Vec::with_capacity(len.unwrap_or(0)) })
     }
-    fn serialize_tuple(self, len: usize) -> Result<SeqBuilder<'py>, Error> {
+    fn serialize_tuple(self, len: usize) -> Result<SeqBuilder<'a, 'py>, Error> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqBuilder<'py>, Error> {
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqBuilder<'a, 'py>, Error> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -167,13 +180,13 @@ impl<'py> ser::Serializer for PySerializer<'py> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<VariantSeqBuilder<'py>, Error> {
+    ) -> Result<VariantSeqBuilder<'a, 'py>, Error> {
         Ok(VariantSeqBuilder { variant, seq: self.serialize_seq(Some(len))? })
     }
-    fn serialize_map(self, _len: Option<usize>) -> Result<MapBuilder<'py>, Error> {
+    fn serialize_map(self, _len: Option<usize>) -> Result<MapBuilder<'a, 'py>, Error> {
         Ok(MapBuilder { ser: self, dict: PyDict::new(self.py), key: None })
     }
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<MapBuilder<'py>, Error> {
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<MapBuilder<'a, 'py>, Error> {
         self.serialize_map(Some(len))
     }
     fn serialize_struct_variant(
@@ -182,17 +195,17 @@ impl<'py> ser::Serializer for PySerializer<'py> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<VariantMapBuilder<'py>, Error> {
+    ) -> Result<VariantMapBuilder<'a, 'py>, Error> {
         Ok(VariantMapBuilder { variant, map: self.serialize_map(Some(len))? })
     }
 }
 
-pub struct SeqBuilder<'py> {
-    ser: PySerializer<'py>,
+pub struct SeqBuilder<'a, 'py> {
+    ser: PySerializer<'a, 'py>,
     items: Vec<Obj<'py>>,
 }
 
-impl<'py> SeqBuilder<'py> {
+impl<'a, 'py> SeqBuilder<'a, 'py> {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.items.push(value.serialize(self.ser)?);
         Ok(())
@@ -202,7 +215,7 @@ impl<'py> SeqBuilder<'py> {
     }
 }
 
-impl<'py> ser::SerializeSeq for SeqBuilder<'py> {
+impl<'a, 'py> ser::SerializeSeq for SeqBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -213,7 +226,7 @@ impl<'py> ser::SerializeSeq for SeqBuilder<'py> {
     }
 }
 
-impl<'py> ser::SerializeTuple for SeqBuilder<'py> {
+impl<'a, 'py> ser::SerializeTuple for SeqBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -224,7 +237,7 @@ impl<'py> ser::SerializeTuple for SeqBuilder<'py> {
     }
 }
 
-impl<'py> ser::SerializeTupleStruct for SeqBuilder<'py> {
+impl<'a, 'py> ser::SerializeTupleStruct for SeqBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -235,12 +248,12 @@ impl<'py> ser::SerializeTupleStruct for SeqBuilder<'py> {
     }
 }
 
-pub struct VariantSeqBuilder<'py> {
+pub struct VariantSeqBuilder<'a, 'py> {
     variant: &'static str,
-    seq: SeqBuilder<'py>,
+    seq: SeqBuilder<'a, 'py>,
 }
 
-impl<'py> ser::SerializeTupleVariant for VariantSeqBuilder<'py> {
+impl<'a, 'py> ser::SerializeTupleVariant for VariantSeqBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -254,8 +267,8 @@ impl<'py> ser::SerializeTupleVariant for VariantSeqBuilder<'py> {
     }
 }
 
-pub struct MapBuilder<'py> {
-    ser: PySerializer<'py>,
+pub struct MapBuilder<'a, 'py> {
+    ser: PySerializer<'a, 'py>,
     dict: Bound<'py, PyDict>,
     key: Option<Obj<'py>>,
 }
@@ -372,7 +385,7 @@ impl<'py> ser::Serializer for KeySerializer<'py> {
     }
 }
 
-impl<'py> ser::SerializeMap for MapBuilder<'py> {
+impl<'a, 'py> ser::SerializeMap for MapBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Result<(), Error> {
@@ -389,11 +402,11 @@ impl<'py> ser::SerializeMap for MapBuilder<'py> {
     }
 }
 
-impl<'py> ser::SerializeStruct for MapBuilder<'py> {
+impl<'a, 'py> ser::SerializeStruct for MapBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
-        self.dict.set_item(key(self.ser.py, name), value.serialize(self.ser)?)?;
+        self.dict.set_item(self.ser.names.get(self.ser.py, name), value.serialize(self.ser)?)?;
         Ok(())
     }
     fn end(self) -> Result<Obj<'py>, Error> {
@@ -401,12 +414,12 @@ impl<'py> ser::SerializeStruct for MapBuilder<'py> {
     }
 }
 
-pub struct VariantMapBuilder<'py> {
+pub struct VariantMapBuilder<'a, 'py> {
     variant: &'static str,
-    map: MapBuilder<'py>,
+    map: MapBuilder<'a, 'py>,
 }
 
-impl<'py> ser::SerializeStructVariant for VariantMapBuilder<'py> {
+impl<'a, 'py> ser::SerializeStructVariant for VariantMapBuilder<'a, 'py> {
     type Ok = Obj<'py>;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
