@@ -116,7 +116,9 @@ impl<'a, 'py> ser::Serializer for PySerializer<'a, 'py> {
         Ok(v.into_pyobject(self.py)?.into_any())
     }
     fn serialize_f32(self, v: f32) -> Result<Obj<'py>, Error> {
-        self.serialize_f64(v as f64)
+        // serde_json writes an f32's shortest decimal, which json.loads reads as the nearest f64
+        // (0.1f32 -> "0.1" -> 0.1, not 0.10000000149011612).
+        self.serialize_f64(if v.is_finite() { v.to_string().parse().unwrap_or(v as f64) } else { v as f64 })
     }
     fn serialize_f64(self, v: f64) -> Result<Obj<'py>, Error> {
         if v.is_finite() {
