@@ -13,12 +13,10 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-import tomli_w
-
 if TYPE_CHECKING:  # polars is imported where a DataFrame is made (keeps `import tcplab` quick)
     import polars as pl
 
-from . import _core
+from . import _core, tomltext
 
 PathLike = str | os.PathLike
 
@@ -133,7 +131,8 @@ class Scenario:
         return self
 
     def to_toml(self) -> str:
-        return self._text if self._text is not None else tomli_w.dumps(self.data)
+        # tomli_w's text, written by tcplab's own faster writer (tomltext: same bytes).
+        return self._text if self._text is not None else tomltext.dumps(self.data)
 
     @property
     def name(self) -> str:
@@ -224,12 +223,46 @@ def _exchange(a: Path, b: Path) -> bool:
 class Run:
     """A finished run: the summary and the traces, in memory."""
 
-    def __init__(self, summary_json: str, scenario_text: str, traces: dict[str, dict[str, list]]):
-        self.summary_json = summary_json
-        self.summary: dict[str, Any] = json.loads(summary_json)
+    def __init__(self, summary_json: str | None, scenario_text: str, traces: dict[str, dict[str, list]], *,
+                 core_summary: Any = None):
+        # A run from the core hands over its summary as `core_summary` (tcplab._core.RunSummary):
+        # the dicts, the JSON text and summary.json are made from it only when asked for, so a
+        # 4,096-flow run's 20 MB summary is neither a text in memory nor parsed (issue 13).
+        if summary_json is None and core_summary is None:
+            raise ValueError("Run: give summary_json or core_summary")
+        self._summary_json = summary_json
+        self._summary: dict[str, Any] | None = None
+        self._core_summary = core_summary
         self.scenario_text = scenario_text
         self._traces = traces
         self._data = None
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """summary.json's content as dicts and lists."""
+        if self._summary is None:
+            if self._core_summary is not None:
+                self._summary = self._core_summary.to_python()
+            else:
+                self._summary = json.loads(self._summary_json)
+        return self._summary
+
+    @summary.setter
+    def summary(self, value: dict[str, Any]) -> None:
+        self._summary = value
+
+    @property
+    def summary_json(self) -> str:
+        """summary.json's text (without its final newline)."""
+        if self._summary_json is None:
+            self._summary_json = self._core_summary.to_json()
+        return self._summary_json
+
+    def _write_summary(self, path: Path) -> None:
+        if self._core_summary is not None:
+            self._core_summary.write_json(path)  # streamed from the core, the same bytes
+        else:
+            path.write_text(self.summary_json + "\n")
 
     @property
     def data(self):
@@ -286,7 +319,7 @@ class Run:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
         try:
-            (tmp / "summary.json").write_text(self.summary_json + "\n")
+            self._write_summary(tmp / "summary.json")
             (tmp / "scenario.toml").write_text(self.scenario_text)
             names = ["summary.json", "scenario.toml"]
             for name, fname in (("tcp", "trace_tcp.parquet"), ("cam", "trace_cam.parquet"), ("link", "trace_link.parquet"),
@@ -398,7 +431,7 @@ def run(scenario: PathLike | Scenario, seed: int | None = None, overrides: Mappi
             if progress is not None:
                 progress(t, end)
     res = _core.run(sc.to_toml(), sc.source, seed, _overrides(overrides), guarded, max_memory)
-    r = Run(res["summary_json"], res["scenario_text"], res["traces"])
+    r = Run(None, res["scenario_text"], res["traces"], core_summary=res["summary"])
     if out is not None:
         r.save(out)
     return r

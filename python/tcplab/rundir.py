@@ -113,11 +113,24 @@ def check_output_file(path: str | Path) -> None:
         raise ValueError(f"{p}: exists and is not a regular file; refusing to replace it")
 
 
-def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str]) -> pl.DataFrame:
+def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str], rows: pl.Series | None = None) -> pl.DataFrame:
     """Trace columns must be finite and non-negative: a NaN time or a negative window is no
-    measurement, and would be drawn as one."""
-    for c in nonneg:
-        if c not in df.columns or df.height == 0 or not df[c].dtype.is_numeric():
+    measurement, and would be drawn as one. `rows`: the file's row number of each row of `df`
+    (when `df` holds some of the file's rows), for the message."""
+    cols = [c for c in nonneg if c in df.columns and df.height > 0 and df[c].dtype.is_numeric()]
+    if not cols:
+        return df
+
+    def bad_of(c: str) -> pl.Expr:
+        e = pl.col(c).is_null() | (pl.col(c) < 0)
+        if df[c].dtype.is_float():
+            e = e | pl.col(c).is_nan() | pl.col(c).is_infinite()
+        return e.any().alias(c)
+    # One pass over all the columns (a query per column and test cost 0.2 s on a 10^6-row trace);
+    # the row is looked up only when a column has a bad value.
+    flags = df.select([bad_of(c) for c in cols]).row(0)
+    for c, flagged in zip(cols, flags):
+        if not flagged:
             continue
         col = df[c]
         bad = col.is_nan() if col.dtype.is_float() else pl.Series([False] * df.height)
@@ -126,7 +139,8 @@ def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str]) -> pl.DataFra
         bad = bad | col.is_null() | (col < 0)
         if bad.any():
             i = int(bad.arg_max())
-            raise RunDirError(f"{path}: column {c} row {i} holds {col[i]!r}; trace values must be finite and non-negative")
+            row = i if rows is None else int(rows[i])
+            raise RunDirError(f"{path}: column {c} row {row} holds {col[i]!r}; trace values must be finite and non-negative")
     return df
 
 
@@ -158,9 +172,37 @@ def _read_parquet(path: Path, what: str, required: list[str]) -> pl.DataFrame:
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise RunDirError(f"{path}: missing column(s) {missing} ({what})")
-    numeric = [c for c in df.columns if c not in ("conn", "side", "kind", "link", "event", "reason", "decision", "diff_buffers", "flow")
-               and not (c == "seq" and what == "link trace")]  # a SYN sits at offset -1
-    return _check_values(df, path, numeric)
+    return _check_values(df, path, _numeric_columns(df.columns, what))
+
+
+def _numeric_columns(columns: list[str], what: str) -> list[str]:
+    """The columns whose values must be finite and non-negative."""
+    return [c for c in columns if c not in ("conn", "side", "kind", "link", "event", "reason", "decision", "diff_buffers", "flow")
+            and not (c == "seq" and what == "link trace")]  # a SYN sits at offset -1
+
+
+_ROW = "__tcplab_row"
+
+
+def _read_parquet_rows(path: Path, what: str, required: list[str], column: str, value: str) -> pl.DataFrame:
+    """The rows of a trace file whose `column` is `value` (one connection, one link direction),
+    checked as :func:`_read_parquet` checks a whole file. A plot of one flow reads its rows
+    alone: 0.01-0.03 s of CPU instead of 0.3 s to read and check a 1.7-million-row link trace
+    (issue 13)."""
+    _need(path, what)
+    try:
+        lf = pl.scan_parquet(path, row_index_name=_ROW)
+        names = lf.collect_schema().names()
+        missing = [c for c in required if c not in names]
+        df = None if missing else lf.filter(pl.col(column) == value).collect()
+    except Exception as e:  # corrupt / not parquet
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise RunDirError(f"{path}: cannot read {what}: {msg}") from None
+    if missing:
+        raise RunDirError(f"{path}: missing column(s) {missing} ({what})")
+    rows = df[_ROW]
+    df = df.drop(_ROW)
+    return _check_values(df, path, _numeric_columns(df.columns, what), rows=rows)
 
 
 class RunData:
@@ -345,7 +387,14 @@ class RunData:
         memo = self.__dict__.setdefault("_trace_memo", {})
         if (conn, side) in memo:
             return memo[(conn, side)]
-        df = self.tcp_all()
+        if self._tcp is None and not self._in_memory and conn is not None and conn in self.conns:
+            # One connection's rows, read alone (the whole table is read when it is needed).
+            rows = self.__dict__.setdefault("_tcp_rows", {})
+            if conn not in rows:
+                rows[conn] = _read_parquet_rows(self.dir / "trace_tcp.parquet", "TCP trace", _TCP_COLS, "conn", conn)
+            df = rows[conn]
+        else:
+            df = self.tcp_all()
         if conn is not None:
             if conn not in self.conns and df.filter(pl.col("conn") == conn).height == 0:
                 raise KeyError(f"no connection {conn!r} in {self.dir}; flows: {self.conns}")
@@ -369,13 +418,18 @@ class RunData:
         return df.sort("t_s", maintain_order=True)
 
     def link_events(self, link: str | None = None) -> pl.DataFrame:
+        memo = self.__dict__.setdefault("_link_memo", {})
+        if link in memo:
+            return memo[link]
+        if self._link is None and not self._in_memory and link is not None and link in self.link_names:
+            # One link direction's rows, read alone (the whole table is read when it is needed).
+            memo[link] = df = _time_sorted(_read_parquet_rows(self.dir / "trace_link.parquet", "link trace", _LINK_COLS,
+                                                              "link", link))
+            return df
         if self._link is None:
             if self._in_memory:
                 self._missing("link trace", "trace_link.parquet")
             self._link = _read_parquet(self.dir / "trace_link.parquet", "link trace", _LINK_COLS)
-        memo = self.__dict__.setdefault("_link_memo", {})
-        if link in memo:
-            return memo[link]
         df = self._link
         key = link
         if link is not None:

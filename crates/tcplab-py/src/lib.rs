@@ -1,6 +1,9 @@
 //! `tcplab._core`: the Rust core seen from Python. Thin on purpose: it runs scenarios and hands
-//! back the summary (JSON text) and the trace columns (lists); the Python package writes files,
-//! draws plots and keeps the results store.
+//! back the summary (a [`RunSummary`]: Python objects, JSON text or summary.json on demand) and
+//! the trace columns (lists); the Python package writes files, draws plots and keeps the results
+//! store.
+
+mod pyser;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -221,7 +224,35 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     Ok(out)
 }
 
-/// Run a scenario. Returns {"summary_json": str, "scenario_text": str, "traces": {...}}.
+/// A run's summary, kept in Rust until Python asks for it: as Python objects (`to_python`, equal
+/// to `json.loads(to_json())`), as the summary.json text (`to_json`), or written to a file
+/// (`write_json`, the same text and a newline, streamed). A 4,096-flow run's summary is 20 MB of
+/// JSON; handing it over as text cost a text in Rust, one in Python and a parse (issue 13).
+#[pyclass(frozen, module = "tcplab._core")]
+struct RunSummary {
+    inner: tcplab::summary::Summary,
+}
+
+#[pymethods]
+impl RunSummary {
+    /// The summary as dicts, lists, str, int, float, bool and None.
+    fn to_python<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pyser::to_python(py, &self.inner)
+    }
+
+    /// The summary.json text (without the final newline).
+    fn to_json(&self, py: Python<'_>) -> String {
+        py.allow_threads(|| self.inner.to_json())
+    }
+
+    /// Write summary.json at `path` (created or truncated). Raises OSError.
+    fn write_json(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        py.allow_threads(|| std::fs::File::create(&path).and_then(|f| self.inner.write_json(f)))
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string(), path.display().to_string())))
+    }
+}
+
+/// Run a scenario. Returns {"summary": RunSummary, "scenario_text": str, "traces": {...}}.
 /// The simulation runs with the GIL released; between slices of simulated time it checks for
 /// Ctrl-C (raising KeyboardInterrupt) and calls `progress(sim_time_s, end_s)` if given.
 #[pyfunction]
@@ -258,9 +289,11 @@ fn run<'py>(
         return Err(interrupted.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("run abandoned")));
     };
     let out = PyDict::new(py);
-    out.set_item("summary_json", r.summary.to_json())?;
     out.set_item("scenario_text", r.text.clone())?;
     out.set_item("traces", trace_dict(py, &mut r)?)?;
+    let RunResult { sim, summary, .. } = r;
+    drop(sim); // before Python turns the summary into objects
+    out.set_item("summary", Bound::new(py, RunSummary { inner: summary })?)?;
     Ok(out)
 }
 
@@ -327,6 +360,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_class::<RunSummary>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(expand, m)?)?;

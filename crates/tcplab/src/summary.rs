@@ -495,6 +495,15 @@ impl Summary {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("summary serializes")
     }
+
+    /// Write `summary.json`: the bytes of [`Summary::to_json`] and a newline, streamed to `w`
+    /// (a 4,096-flow run's summary is 20 MB; no text of it is built in memory).
+    pub fn write_json(&self, w: impl std::io::Write) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+        serde_json::to_writer_pretty(&mut w, self).map_err(std::io::Error::from)?;
+        std::io::Write::write_all(&mut w, b"\n")?;
+        std::io::Write::flush(&mut w)
+    }
 }
 
 fn traffic_summaries(sim: &Simulation) -> Vec<TrafficSummary> {
@@ -550,4 +559,30 @@ fn traffic_summaries(sim: &Simulation) -> Vec<TrafficSummary> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::run::run_text;
+
+    /// `summary.json` streamed to a file is the text the golden test pins, plus a newline: for
+    /// a run with flows, UDP sources, link and queue figures, and one with tcplib traffic.
+    #[test]
+    fn written_summary_is_the_json_text() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        for (file, overrides) in [
+            ("examples/vegas-late-starter.toml", vec![]),
+            ("examples/udp-dumbbell.toml", vec!["run.duration=\"2s\"".to_string()]),
+            ("brakmo/single-transfer/scenario.toml", vec![]),
+        ] {
+            let path = root.join(file);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let r = run_text(&text, file, Some(3), &overrides).unwrap();
+            let mut written = Vec::new();
+            r.summary.write_json(&mut written).unwrap();
+            let expected = r.summary.to_json() + "\n";
+            assert!(expected.len() > 1000, "{file}: a real summary");
+            assert_eq!(String::from_utf8(written).unwrap(), expected, "{file}");
+        }
+    }
 }
