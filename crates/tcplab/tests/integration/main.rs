@@ -28,3 +28,4 @@ mod traffic;
 mod udp_bursts;
 mod vegas;
 mod vegas_star;
+mod engine_mutants;
