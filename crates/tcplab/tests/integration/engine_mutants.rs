@@ -48,3 +48,61 @@ fn link_loss_and_corruption_happen_at_their_probabilities() {
     let (sent, lost, corrupted, rcvd) = lossy_link(0.0, 0.0);
     assert_eq!((lost, corrupted, rcvd), (0, 0, sent));
 }
+
+/// A link monitor fed a two-packet script by hand (the calls `sim.rs` makes): A arrives at 0 ms
+/// on an idle link and is transmitted until 10 ms; B arrives at 2 ms, waits 8 ms, is transmitted
+/// until 20 ms; the run ends at 40 ms. Every integral worked out on paper.
+#[test]
+fn link_monitor_integrals_of_a_scripted_queue() {
+    use tcplab::engine::SimTime;
+    use tcplab::net::monitor::LinkMonitor;
+    let ms = |x: u64| SimTime(x * 1_000_000);
+    let mut m = LinkMonitor::new(ms(100), false);
+    m.on_arrive(1000);
+    m.on_queue_change(ms(0), 0, true);
+    m.on_delay(ms(0), false);
+    m.on_arrive(1000);
+    m.on_enqueued(ms(2));
+    m.on_queue_change(ms(2), 1, true);
+    m.on_forwarded(ms(10), 1000);
+    m.on_queue_change(ms(10), 0, true);
+    m.on_delay(ms(10), true);
+    m.on_forwarded(ms(20), 1000);
+    m.on_queue_change(ms(20), 0, false);
+    m.finish(ms(40));
+    // Waiting: 1 packet for 8 ms. In the system: 1 for 2 ms, 2 for 8 ms, 1 for 10 ms = 28 ms.
+    assert_eq!(m.queue_avg(ms(40)), 8.0 / 40.0);
+    assert_eq!(m.system_avg(ms(40)), 28.0 / 40.0);
+    assert_eq!(m.busy_ns, 20_000_000);
+    // Queueing delays 0 and 8 ms.
+    assert_eq!(m.delay_n, 2);
+    assert!((m.delay_sum_s - 0.008).abs() < 1e-15, "{}", m.delay_sum_s);
+    assert!((m.delay_sumsq_s2 - 0.008 * 0.008).abs() < 1e-15, "{}", m.delay_sumsq_s2);
+    // `finish` closes the one unfinished 100 ms interval as a 40 ms row.
+    assert_eq!(m.intervals.len(), 1, "{:?}", m.intervals);
+    let row = m.intervals[0];
+    assert_eq!((row.t_start_s, row.min_pkts, row.max_pkts, row.bytes_out, row.delay_n), (0.0, 0, 1, 2000, 2));
+    assert_eq!(row.avg_pkts, 8.0 / 40.0);
+    assert!((row.delay_sum_s - 0.008).abs() < 1e-15);
+    let c = m.counters(ms(40));
+    assert_eq!((c.arrived_pkts, c.forwarded_bytes, c.q_area), (2, 2000, 8_000_000));
+}
+
+/// Adaptive RED's automatic parameters (Floyd, Gummadi, Shenker 2001 §5, ns-2 `red.cc`): with
+/// C the link's rate in mean-size packets per second, min_th = max(5, target·C/2), max_th =
+/// 3·min_th, w_q = 1 − exp(−1/C).
+#[test]
+fn ared_parameters_follow_the_link_rate() {
+    use tcplab::net::queue::QueueLimit;
+    use tcplab::net::red::{AredParams, RedParams};
+    // 100 Mb/s of 500 B packets: C = 25,000 packets/s, target 5 ms.
+    let p = RedParams::ared(QueueLimit::Packets(1000), 100_000_000, 500, AredParams::default());
+    let c = 25_000.0f64;
+    assert_eq!((p.min_th, p.max_th), (62.5, 187.5));
+    assert!((p.w_q - (1.0 - (-1.0 / c).exp())).abs() < 1e-15, "w_q {}", p.w_q);
+    assert!((p.w_q - 4.0e-5).abs() < 1e-9, "w_q {} is about 1/C", p.w_q);
+    // A slow link: the 5-packet floor.
+    let p = RedParams::ared(QueueLimit::Packets(1000), 1_000_000, 1000, AredParams::default());
+    assert_eq!((p.min_th, p.max_th), (5.0, 15.0));
+    assert!((p.w_q - (1.0 - (-1.0f64 / 125.0).exp())).abs() < 1e-15, "w_q {}", p.w_q);
+}
