@@ -106,3 +106,60 @@ fn ared_parameters_follow_the_link_rate() {
     assert_eq!((p.min_th, p.max_th), (5.0, 15.0));
     assert!((p.w_q - (1.0 - (-1.0f64 / 125.0).exp())).abs() < 1e-15, "w_q {}", p.w_q);
 }
+
+fn arrival(id: u32, bytes: u32) -> tcplab::net::queue::Arrival {
+    tcplab::net::queue::Arrival { id, bytes, link_busy: true, busy_bytes: 1000, ect: false }
+}
+
+/// A RED queue with a byte limit admits a packet while the bytes queued plus its own fit, and
+/// counts the bytes it holds (the average stays far below min_th here: no early drop).
+#[test]
+fn red_byte_limit_counts_the_bytes_queued() {
+    use tcplab::engine::{RngStreams, SimTime};
+    use tcplab::net::packet::DropReason;
+    use tcplab::net::queue::{QueueDisc, QueueLimit};
+    use tcplab::net::red::{AredParams, Red, RedParams};
+    let p = RedParams::ared(QueueLimit::Bytes(2500), 10_000_000, 1000, AredParams::default());
+    let mut r = Red::new(p, RngStreams::new(3).stream("red", 0));
+    let t = SimTime(1_000_000);
+    assert!(r.enqueue(t, arrival(1, 1000)).is_ok());
+    assert_eq!(r.len_bytes(), 1000);
+    assert!(r.enqueue(t, arrival(2, 1000)).is_ok());
+    assert_eq!(r.len_bytes(), 2000);
+    assert_eq!(r.enqueue(t, arrival(3, 1000)), Err(DropReason::QueueOverflow), "3000 B > 2500 B");
+    assert!(r.enqueue(t, arrival(4, 500)).is_ok(), "exactly 2500 B fits");
+    assert_eq!((r.len_pkts(), r.len_bytes()), (3, 2500));
+    assert_eq!(r.dequeue(t), Some((1, 1000)));
+    assert_eq!(r.len_bytes(), 1500);
+}
+
+/// Kelly's virtual queue: θ in (0, 1], φ > 0; the real FIFO admits up to its limit and refuses the
+/// next; the average drawn is the virtual queue in packets of `packet_size`.
+#[test]
+fn virtual_queue_limit_validation_and_average() {
+    use tcplab::engine::{RngStreams, SimTime};
+    use tcplab::net::packet::DropReason;
+    use tcplab::net::queue::{QueueDisc, QueueLimit};
+    use tcplab::net::vq::{VirtualQueue, VqParams};
+    let p = VqParams { theta: 0.9, phi: 0.125, packet_size: 1000, cap_pkts: 30.0, limit: QueueLimit::Packets(2), link_rate_bps: 8_000_000 };
+    assert!(p.validate().is_ok());
+    assert_eq!(VqParams { theta: 0.0, ..p }.validate().map_err(|e| e.0), Err("theta"));
+    assert_eq!(VqParams { theta: 1.0, ..p }.validate().map_err(|e| e.0), Ok(()));
+    assert_eq!(VqParams { phi: 0.0, ..p }.validate().map_err(|e| e.0), Err("phi"), "a gain of 0 never marks");
+    let mut q = VirtualQueue::new(p, RngStreams::new(3).stream("vq", 0));
+    let t = SimTime::ZERO;
+    assert!(q.enqueue(t, arrival(1, 1000)).is_ok());
+    // One 1000 B packet in the virtual queue at t = 0 (no drain yet): one packet.
+    assert_eq!(q.average_pkts(), Some(1.0));
+    assert!(q.enqueue(t, arrival(2, 500)).is_ok());
+    assert_eq!(q.average_pkts(), Some(1.5));
+    assert_eq!(q.enqueue(t, arrival(3, 1000)), Err(DropReason::QueueOverflow), "a 2-packet FIFO");
+    // The refused packet still passed the marker: 2.5 packets, drained at 0.9 × 1 MB/s =
+    // 0.9 bytes per µs, so 1 ms later 2500 − 900 = 1600 bytes.
+    assert_eq!(q.average_pkts(), Some(2.5));
+    assert_eq!((q.len_pkts(), q.len_bytes()), (2, 1500));
+    assert_eq!(q.dequeue(t), Some((1, 1000)));
+    assert!(q.enqueue(SimTime(1_000_000), arrival(4, 0)).is_ok());
+    let avg = q.average_pkts().unwrap();
+    assert!((avg - 1.6).abs() < 1e-9, "{avg}");
+}
