@@ -163,3 +163,30 @@ fn virtual_queue_limit_validation_and_average() {
     let avg = q.average_pkts().unwrap();
     assert!((avg - 1.6).abs() < 1e-9, "{avg}");
 }
+
+/// RED counts each early drop it makes (`early_drops`, in the summary), apart from its forced
+/// drops: an average held between the thresholds gives early drops.
+#[test]
+fn red_counts_its_early_drops() {
+    use tcplab::engine::{RngStreams, SimTime};
+    use tcplab::net::packet::DropReason;
+    use tcplab::net::queue::{QueueDisc, QueueLimit};
+    use tcplab::net::red::{AredParams, Red, RedParams};
+    // min_th 5, max_th 15, max_p 0.1, gentle, w_q ≈ 8e-4 (10 Mb/s of 1000 B packets).
+    let p = RedParams::ared(QueueLimit::Packets(100_000), 10_000_000, 1000, AredParams::default());
+    let mut r = Red::new(p, RngStreams::new(5).stream("red", 0));
+    let t = SimTime::ZERO;
+    let mut dropped = 0u64;
+    for i in 0..400u32 {
+        if i == 2 {
+            r.avg = 12.0;
+        }
+        match r.enqueue(t, arrival(i, 1000)) {
+            Ok(_) => {}
+            Err(DropReason::Early) => dropped += 1,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert!(r.early_drops > 0, "no early drop with the average between the thresholds");
+    assert_eq!(r.early_drops + r.forced_drops, dropped);
+}
