@@ -1,6 +1,6 @@
 //! Links: serialization + propagation timing of single packets exact to the nanosecond.
 
-mod common;
+use crate::common;
 
 use tcplab::engine::SimTime;
 

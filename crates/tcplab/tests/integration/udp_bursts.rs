@@ -2,7 +2,7 @@
 //! its access link's rate, so under default settings (a 50-packet host queue) a source loses
 //! nothing before the bottleneck, which is elsewhere.
 
-mod common;
+use crate::common;
 
 fn scenario(bottleneck_queue: &str) -> String {
     format!(

@@ -2,7 +2,7 @@
 //! (issue "Realistic load"): reproducible schedules, conversations that complete with every byte,
 //! memory that follows the connections alive, and the offered-load calibration.
 
-mod common;
+use crate::common;
 
 use tcplab::apps::tcplib_tables::AppMix;
 use tcplab::apps::traffic::{expected_conversation_bytes, plan_for, HEADER_BYTES};

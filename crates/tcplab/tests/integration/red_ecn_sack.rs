@@ -2,7 +2,7 @@
 //! marks instead of dropping, flows react without retransmitting; the drop list drops exactly
 //! its packets; SACK repairs them; bad RED/drop settings are errors naming the field.
 
-mod common;
+use crate::common;
 
 use tcplab::run::run_text;
 

@@ -3,7 +3,7 @@
 //! the end, each counted on its own (`common::assert_packets_conserved`); queue counters satisfy
 //! arrived = departed + dropped at the queue + queued.
 
-mod common;
+use crate::common;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

@@ -8,7 +8,7 @@
 //! arrivals too), so at ρ ≥ 0.9 the runs spread up to ~2× more than a binomial count, and a band
 //! of binomial errors alone would fail on honest seeds. The mean number in system within 3 %.
 
-mod common;
+use crate::common;
 
 fn mm1k(rho: f64, k: u32) -> (f64, f64) {
     // p_n = (1 - rho) rho^n / (1 - rho^(K+1)); loss = p_K; L = sum n p_n.

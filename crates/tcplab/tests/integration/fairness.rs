@@ -3,7 +3,7 @@
 //! the flows crossing it and Jain's index over their throughputs. A parking lot with two
 //! bottlenecks: the long flow is in both groups, each cross flow in its own hop's.
 
-mod common;
+use crate::common;
 
 const PARKING_LOT: &str = r#"
 [run]

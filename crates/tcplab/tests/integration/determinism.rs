@@ -1,7 +1,7 @@
 //! Determinism: the same scenario and seed give byte-identical summaries (but for `wall_s`);
 //! a different seed gives different draws; the traffic stream does not depend on other streams.
 
-mod common;
+use crate::common;
 
 const POISSON: &str = r#"
 [[udp]]

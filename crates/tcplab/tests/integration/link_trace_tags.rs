@@ -2,7 +2,7 @@
 //! carries the flow, the kind (data, ack, ctl, udp) and the sequence number, so a user can tell
 //! whose packet was dropped. Checked against what the flows themselves counted.
 
-mod common;
+use crate::common;
 
 use tcplab::net::monitor::PacketTag;
 

@@ -2,7 +2,7 @@
 //! the α..β-packets-per-flow claim (seed 000 §4.3), and a lone Vegas transfer on the Brakmo path
 //! (seed 000 Fig 4.3: "Vegas has no losses when there is no other traffic").
 
-mod common;
+use crate::common;
 
 use tcplab::run::run_text;
 /// CAM decision "leave slow start" (tcplab_tcp cc::vegas::DEC_SS_EXIT).

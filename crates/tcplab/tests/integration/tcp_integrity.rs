@@ -2,7 +2,7 @@
 //! reordering-free path, every variant and receiver policy delivers exactly the bytes sent, in
 //! order, and the transfer terminates; conservation holds with TCP traffic.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -10,7 +10,7 @@
 //! loss-indication count (3/sqrt(n): each indication starts a cycle whose packet count is roughly
 //! geometric); and to the law itself, in the same band, where timeouts are rare (Q < 5 %).
 
-mod common;
+use crate::common;
 
 fn scenario(p: f64, timer: &str) -> String {
     // The fine timer runs with Linux's 200 ms RTO floor (TCP_RTO_MIN) rather than RFC 6298's 1 s:

@@ -1,0 +1,31 @@
+//! tcplab's integration tests, in one test binary (issue 17: one binary links once, where 18
+//! binaries each paid a thin-LTO link on every rebuild of the crate — the cost of `make mutants`
+//! per mutant and of `make test`). One module per former `tests/*.rs` file; `common` holds the
+//! shared helpers. Run one module with a filter: `cargo test --release -p tcplab --test
+//! integration vegas::`.
+//!
+//! Kept as their own binaries, each needing a process of its own: `no_alloc.rs` (installs a
+//! counting global allocator), `memory_estimate.rs` (asserts the estimate takes < 2 s of wall
+//! time, which the other tests' threads would share), `golden.rs` (`make test-golden`, `--test
+//! golden`, its own environment switches).
+
+mod common;
+
+mod conservation;
+mod determinism;
+mod fairness;
+mod input_limits;
+mod link_timing;
+mod link_trace_tags;
+mod mathis;
+mod mm1k;
+mod profiles;
+mod red_ecn_sack;
+mod routes;
+mod tcp_integrity;
+mod templates;
+mod traffic;
+mod udp_bursts;
+mod vegas;
+mod vegas_star;
+mod engine_mutants;
