@@ -5,12 +5,13 @@
 //! integration vegas::`.
 //!
 //! Kept as their own binaries, each needing a process of its own: `no_alloc.rs` (installs a
-//! counting global allocator), `memory_estimate.rs` (asserts the estimate takes < 2 s of wall
-//! time, which the other tests' threads would share), `golden.rs` (`make test-golden`, `--test
+//! counting global allocator), `memory_estimate.rs` (asserts the process's own peak RSS, which
+//! the other tests' threads would share), `golden.rs` (`make test-golden`, `--test
 //! golden`, its own environment switches).
 
 mod common;
 
+mod bsd_ticks;
 mod conservation;
 mod determinism;
 mod fairness;
