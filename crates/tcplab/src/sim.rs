@@ -335,11 +335,7 @@ impl Simulation {
     pub fn send_packet_via(&mut self, now: SimTime, p: Packet, hop: u32) {
         self.conservation.created += 1;
         let id = self.pool.alloc(p);
-        if hop == NO_ROUTE {
-            self.drop_at_node(id, DropReason::NoRoute);
-            return;
-        }
-        self.link_enqueue(now, hop, id);
+        self.out_by(now, hop, id);
     }
 
     /// An emulated host injects a real datagram ([`PacketKind::Raw`]; its bytes ride beside
@@ -361,6 +357,12 @@ impl Simulation {
     fn forward(&mut self, now: SimTime, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
         let link = self.nodes[node as usize].route(dst);
+        self.out_by(now, link, id);
+    }
+
+    /// Packet `id` leaves by `link`, or is dropped for want of a route (`NO_ROUTE`).
+    #[inline]
+    fn out_by(&mut self, now: SimTime, link: u32, id: PacketId) {
         if link == NO_ROUTE {
             self.drop_at_node(id, DropReason::NoRoute);
             return;
