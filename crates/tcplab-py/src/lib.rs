@@ -240,6 +240,11 @@ impl RunSummary {
         pyser::to_python(py, &self.inner)
     }
 
+    /// MEASUREMENT ONLY (issue 23): the same objects through the `pythonize` crate.
+    fn to_python_pythonize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonize::pythonize(py, &self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
     /// The summary.json text (without the final newline).
     fn to_json(&self, py: Python<'_>) -> String {
         py.allow_threads(|| self.inner.to_json())
@@ -336,6 +341,45 @@ fn emulate<'py>(
     Ok(out)
 }
 
+/// Bytes in a size as scenario files write it ("1.4KB"; KB = 1024 B). Raises ValueError.
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    tcplab::front_api::parse_size(text).map_err(PyValueError::new_err)
+}
+
+/// Bits per second in a rate as scenario files write it ("1.6Mbps", "200KB/s"). Raises ValueError.
+#[pyfunction]
+fn parse_rate(text: &str) -> PyResult<f64> {
+    tcplab::front_api::parse_rate(text).map_err(PyValueError::new_err)
+}
+
+/// Seconds in a duration as scenario files write it ("50ms", "2min"). Raises ValueError.
+#[pyfunction]
+fn parse_duration(text: &str) -> PyResult<f64> {
+    tcplab::front_api::parse_duration(text).map(|t| t.as_secs_f64()).map_err(PyValueError::new_err)
+}
+
+/// Line of the item at `path` (e.g. "links[2].delay") in TOML text, or of its deepest existing
+/// part; None when nothing of it is there.
+#[pyfunction]
+fn locate(text: &str, path: &str) -> Option<usize> {
+    tcplab::front_api::locate(text, path)
+}
+
+/// Line of the literal `key` in TOML text: under the table `section` when given, else anywhere.
+#[pyfunction]
+#[pyo3(signature = (text, key, section=None))]
+fn locate_key(text: &str, key: &str, section: Option<&str>) -> Option<usize> {
+    tcplab::front_api::locate_key(text, key, section)
+}
+
+/// Jain's fairness index of non-negative shares; None when there are none or all are zero.
+/// Raises ValueError for a negative share.
+#[pyfunction]
+fn jain_index(values: Vec<f64>) -> PyResult<Option<f64>> {
+    tcplab::front_api::jain_index(&values).map_err(PyValueError::new_err)
+}
+
 /// Remove namespaces and TAP devices that emulators left behind (of dead processes, or all).
 #[pyfunction]
 #[pyo3(signature = (all=false))]
@@ -370,5 +414,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emulate_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_refusal, m)?)?;
     m.add_function(wrap_pyfunction!(linux_variants, m)?)?;
+    for f in [wrap_pyfunction!(parse_size, m)?, wrap_pyfunction!(parse_rate, m)?, wrap_pyfunction!(parse_duration, m)?] {
+        m.add_function(f)?;
+    }
+    m.add_function(wrap_pyfunction!(locate, m)?)?;
+    m.add_function(wrap_pyfunction!(locate_key, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod apps;
 pub mod build;
 pub mod emu;
 pub mod engine;
+pub mod front_api;
 pub mod net;
 pub mod pcap;
 pub mod run;

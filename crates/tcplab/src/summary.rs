@@ -258,12 +258,11 @@ fn shared_bottlenecks(sim: &Simulation, links: &[LinkSummary], flows: &[FlowSumm
             continue;
         }
         let x: Vec<f64> = sharing.iter().map(|&f| flows[f].throughput_KBps).collect();
-        let (sum, sumsq) = (x.iter().sum::<f64>(), x.iter().map(|v| v * v).sum::<f64>());
         out.push(SharedBottleneck {
             link: links[l].name.clone(),
             flows: sharing.iter().map(|&f| flows[f].name.clone()).collect(),
-            jain_index: (sumsq > 0.0).then(|| sum * sum / (x.len() as f64 * sumsq)),
-            throughput_KBps: sum,
+            jain_index: crate::front_api::jain_index(&x).ok().flatten(),
+            throughput_KBps: x.iter().sum::<f64>(),
         });
     }
     out

@@ -1,0 +1,108 @@
+"""The `tcplab` command line. One command; subcommands for running, checking, tracing, plotting,
+reporting, reproducing the seeds' experiments and benchmarking.
+
+One module per subcommand in this package, each with ``add_parser(sub)`` (its arguments, ending
+in ``set_defaults(fn=run)``) and ``run(args) -> int`` (what it does; heavy imports inside, so
+``tcplab --help`` stays quick). :data:`COMMANDS` lists them in the order ``--help`` shows;
+:func:`main` parses, dispatches and turns errors into one line and an exit status. Shared
+argument types are in :mod:`.args`; the run summary printer in :mod:`.summary`.
+
+Adding a command ``foo``: write ``cli/foo.py`` with ``add_parser`` and ``run`` (copy
+``cli/schema.py``, the smallest), then add ``"foo"`` to :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from .args import EPILOG, parse_memory, parse_seconds, parse_seed, parse_time, positive_int
+
+__all__ = ["main", "build_parser", "print_summary", "COMMANDS", "parse_memory", "parse_seconds", "parse_seed",
+           "parse_time", "positive_int"]
+
+#: The subcommands, in `tcplab --help` order: each a module of this package.
+COMMANDS = ("run", "emulate", "validate", "expand", "variants", "schema", "trace", "export", "plot", "report",
+            "reproduce", "sweep", "table", "bench")
+
+
+def print_summary(s: dict, file=None, show_all: bool = False) -> None:
+    """The run summary table of `tcplab run` (see :mod:`.summary`)."""
+    from .summary import print_summary as p
+    p(s, file=file, show_all=show_all)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tcplab", description="tcplab: packet-level network simulator and laboratory for TCP congestion control.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+    return p
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception as one line: OS errors as "PATH: reason", others their first line."""
+    if isinstance(e, OSError) and e.strerror and e.filename is not None:
+        return f"{e.filename}: {e.strerror}"
+    if isinstance(e, KeyError) and e.args:
+        text = str(e.args[0])
+    else:
+        text = str(e)
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return lines[0] if lines else type(e).__name__
+
+
+def _polars_error() -> type[BaseException]:
+    try:
+        import polars as pl
+        return pl.exceptions.PolarsError
+    except (ImportError, AttributeError):
+        return OSError
+
+
+_PARSER: argparse.ArgumentParser | None = None
+
+
+def main(argv: list[str] | None = None) -> int:
+    global _PARSER
+    if _PARSER is None:  # built once: the fuzz target calls main() thousands of times
+        _PARSER = build_parser()
+    args = _PARSER.parse_args(argv)
+    from .._core import ScenarioError
+    from ..sweep.spec import SweepError
+    try:
+        return args.fn(args) or 0
+    except (ScenarioError, SweepError) as e:
+        print("error: " + "; ".join(l.strip() for l in str(e).splitlines() if l.strip()), file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"tcplab: no such file: {e.filename}" if e.filename is not None else f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except OSError as e:  # NotADirectoryError, FileExistsError, read-only file system, full disk, ...
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError, OverflowError) as e:
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except _polars_error() as e:  # a Parquet file polars cannot read or write
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException
+        if type(e).__name__ != "PanicException":
+            raise
+        print(f"error: internal error in the tcplab core (please report it with the scenario): {_one_line(e)}",
+              file=sys.stderr)
+        return 3
+

@@ -1,0 +1,30 @@
+"""`tcplab plot`: draw graphs of a finished run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .args import check_window, parse_time
+
+
+def add_parser(sub) -> None:
+    pl_ = sub.add_parser("plot", help="draw graphs of a finished run",
+                         description="Draw graphs of a finished run and print the paths of the files written.")
+    pl_.add_argument("run_dir", type=Path, help="run directory written by `tcplab run --out`")
+    pl_.add_argument("--conn", help="connection (flow) for tcp/cam/seq (default: every one); link for link/queue (default: the bottleneck)")
+    pl_.add_argument("--kind", choices=["tcp", "cam", "seq", "link", "queue", "flows"], default="tcp",
+                     help="graph: tcp (trace graph), cam (Vegas CAM), seq (sequence numbers), link, queue, flows (default tcp)")
+    pl_.add_argument("--from", dest="t_from", type=parse_time, default=None, help="start time, seconds")
+    pl_.add_argument("--to", dest="t_to", type=parse_time, default=None, help="end time, seconds")
+    pl_.add_argument("--format", choices=["png", "svg", "pdf"], default="png", help="image format (default png)")
+    pl_.add_argument("--out", type=Path, help="output file or directory (default: RUN_DIR/plots)")
+    pl_.set_defaults(fn=run)
+
+
+def run(a) -> int:
+    check_window(a)
+    from ..plots import plot_cli
+    paths = plot_cli(a.run_dir, conn=a.conn, kind=a.kind, t_from=a.t_from, t_to=a.t_to, fmt=a.format, out=a.out)
+    for p in paths:
+        print(p)
+    return 0

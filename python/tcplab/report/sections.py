@@ -1,0 +1,173 @@
+"""The parts of a report for one run: its tables and, drawn in two processes when it pays, its graphs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .. import plots
+from ..rundir import as_run
+
+from .figures import _figure_html, _zoom_ids
+from .page import _e, _table
+
+
+MAX_TCP_GRAPHS = 12  # per run; a run with more flows gets the first 12 and a note
+MAX_LINK_GRAPHS = 6
+
+def _as_runs(x) -> list:
+    if isinstance(x, (str, Path)) or hasattr(x, "summary"):
+        return [as_run(x)]
+    return [as_run(r) for r in x]
+
+
+def _flow_variant_title(run, conn: str) -> str:
+    try:
+        f = run.flow(conn)
+    except KeyError:
+        return conn
+    v = f.get("variant")
+    return f"{conn} ({v})" if v else conn
+
+
+# ----------------------------------------------------------------------------- sections
+def _relevant_links(run) -> list[str]:
+    """The bottleneck first, then every other link that dropped packets or was >50% busy."""
+    out = []
+    b = run.bottleneck
+    if b:
+        out.append(b)
+    for lk in run.summary.get("links", []):
+        if lk["name"] in out:
+            continue
+        if (lk.get("drops") or 0) > 0 or (lk.get("utilization") or 0) > 0.5:
+            out.append(lk["name"])
+    return out[:MAX_LINK_GRAPHS]
+
+
+def _run_section(run, anchor: str, heading: str | None = None, graphs: bool = True) -> str:
+    s = run.summary
+    heading = heading or f"Run: {s.get('scenario', run.dir.name)}"
+    meta = {k: s.get(k) for k in ("scenario", "seed", "tcplab_version", "sim_end_s", "wall_s", "events", "bottleneck")
+            if k in s}
+    meta["bottleneck"] = run.bottleneck
+    meta["run directory"] = str(run.dir)
+    parts = [f'<section id="{_e(anchor)}"><h2>{_e(heading)}</h2>',
+             _table([meta], cls="meta")]
+    links = run.links.to_dicts() if run.summary.get("links") else []
+    flows = run.flows.to_dicts() if run.summary.get("flows") else []
+    parts += ["<h3>Links</h3>", _table(links), "<h3>Flows</h3>", _table(flows)]
+    if graphs:
+        parts.append(_graphs_html(run, anchor))
+    scen = run.scenario_text if hasattr(run, "scenario_text") else None
+    if scen:
+        parts.append(f"<details><summary>scenario.toml</summary><pre>{_e(scen)}</pre></details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+class _Pending:
+    """A graph built but not yet drawn: drawn with the report's others by `_draw_pending`."""
+
+    def __init__(self, fig, caption: str, fig_id: str):
+        self.args = (fig, caption, fig_id, True, f"zg{next(_zoom_ids)}")
+
+
+def _draw_pending(parts: list) -> list[str]:
+    """`parts` with every _Pending drawn into its HTML. Drawing (SVG/PNG, half the report's
+    time) is split with one forked child when the machine has two cores or more: the figures
+    are already built, so the child runs only matplotlib (no polars, whose thread pool does not
+    survive a fork) and hands back HTML text. The output is the same as drawn in one process;
+    if the child fails, its share is drawn here. TCPLAB_REPORT_JOBS=1 draws in one process."""
+    pend = [i for i, p in enumerate(parts) if isinstance(p, _Pending)]
+    out = list(parts)
+    if not pend:
+        return out
+    parallel = (len(pend) >= 4 and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+                and os.environ.get("TCPLAB_REPORT_JOBS", "") != "1")
+    theirs_idx = pend[1::2] if parallel else []
+    mine_idx = pend[0::2] if parallel else pend
+    pid = r = None
+    if theirs_idx:
+        import pickle
+        r, w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(r)
+            os.close(w)
+            pid = r = None
+            mine_idx = pend
+            theirs_idx = []
+        if pid == 0:  # the child: draw its share, send the HTML, leave without cleanup
+            code = 1
+            try:
+                os.close(r)
+                data = pickle.dumps([_figure_html(*parts[i].args) for i in theirs_idx])
+                with os.fdopen(w, "wb") as f:
+                    f.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        if pid is not None:
+            os.close(w)
+    for i in mine_idx:
+        out[i] = _figure_html(*parts[i].args)
+    if pid is not None:
+        import pickle
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(pid, 0)
+        drawn = None
+        if status == 0 and data:
+            try:
+                drawn = pickle.loads(data)
+            except Exception:
+                drawn = None
+        if drawn is None or len(drawn) != len(theirs_idx):
+            drawn = [_figure_html(*parts[i].args) for i in theirs_idx]
+        for i, h in zip(theirs_idx, drawn):
+            out[i] = h
+    return out
+
+
+def _graphs_html(run, anchor: str) -> str:
+    parts: list = []
+    has_tcp = getattr(run, "has_tcp", True)
+    has_link = getattr(run, "has_link", True)
+    conns = run.conns
+    if has_tcp and conns:
+        parts.append("<h3>TCP trace graphs</h3>")
+        for c in conns[:MAX_TCP_GRAPHS]:
+            parts.append(_Pending(plots.tcp_graph(run, c), f"TCP trace graph of {_flow_variant_title(run, c)}: "
+                                  "windows, sending rate (last 12 segments), bottleneck queue",
+                                      f"{anchor}-tcp-{c}"))
+        if len(conns) > MAX_TCP_GRAPHS:
+            parts.append(f'<p class="note">{len(conns) - MAX_TCP_GRAPHS} more flows not drawn; '
+                         f'use <code>tcplab plot {_e(run.dir)} --conn NAME</code>.</p>')
+        vegas = [c for c in conns if run.cam(c).height > 0]
+        if vegas:
+            parts.append("<h3>Vegas congestion avoidance</h3>")
+            for c in vegas[:MAX_TCP_GRAPHS]:
+                parts.append(_Pending(plots.cam_graph(run, c), f"CAM graph of {c}", f"{anchor}-cam-{c}"))
+        parts.append("<h3>Sequence numbers</h3>")
+        parts.append(_Pending(plots.seq_graph(run, conns[:MAX_TCP_GRAPHS]),
+                              "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
+    # UDP sources belong on the throughput graph too (issue 14); a run with only UDP gets it alone.
+    udp_names = [u["name"] for u in run.summary.get("udp") or []]
+    tcp_names = conns[:MAX_TCP_GRAPHS] if has_tcp and conns else []
+    if tcp_names or udp_names:
+        parts.append("<h3>Throughput over time</h3>")
+        what = ("Per-flow throughput (TCP from ACK progress, UDP from datagrams forwarded), with the "
+                "bottleneck capacity" if udp_names else "Per-flow throughput from ACK progress, with the "
+                "bottleneck capacity")
+        parts.append(_Pending(plots.flows_graph(run, conns=tcp_names + udp_names), what,
+                              f"{anchor}-flows"))
+    if has_link:
+        for lk in _relevant_links(run):
+            parts.append(f"<h3>Link {_e(lk)}</h3>")
+            parts.append(_Pending(plots.link_graph(run, lk), f"Output bandwidth of {lk} (100 ms thin, 300 ms "
+                                  "thick), drops marked on the axis", f"{anchor}-link-{lk}"))
+            parts.append(_Pending(plots.queue_graph(run, lk), f"Queue size at {lk}: min–max per 100 ms "
+                                  "with the average", f"{anchor}-queue-{lk}"))
+    return "".join(_draw_pending(parts))
