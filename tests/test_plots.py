@@ -329,3 +329,22 @@ def test_send_window_is_min_of_send_buffer_and_advertised_window(plots_real_dirs
         fig = plots.tcp_graph(run, "transfer")
         y = np.asarray(plots.find_gid(fig, "line-sndwnd")[0].get_ydata(), dtype=float)
         assert y.max() == 50.0, name
+
+
+def test_plot_out_file_with_several_flows_writes_one_file_each_beside_it(plots_synth_dirs, tmp_path):
+    """`tcplab plot --out x.png` on a run of three flows made a directory named x.png (issue 23):
+    each graph goes beside it as x-<flow>.png, and the terminal says which files were written."""
+    import subprocess
+    import sys
+    d = plots_synth_dirs["multi"]
+    out = tmp_path / "x.png"
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "plot", str(d), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert not out.exists()
+    written = [tmp_path / f"x-{c}.png" for c in RunData.load(d).conns]
+    assert len(written) == 3
+    assert p.stdout.split() == [str(w) for w in written]
+    for w in written:
+        _check_format(w, "png")
+    assert "x-<name>.png" in p.stderr and "3 graphs" in p.stderr

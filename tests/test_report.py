@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import warnings
 from pathlib import Path
 
@@ -333,3 +334,15 @@ def test_report_drawn_in_two_processes_equals_one(plots_synth_dirs, tmp_path, mo
 
     assert _graph_count(two) == _expected_images(RunData.load(d)) >= 4
     assert unstamp(two) == unstamp(one)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_report_file_honours_the_umask(plots_synth_dirs, tmp_path, umask):
+    """report.html was written with mkstemp's 0600, unreadable by others on a shared machine
+    (issue 23): it gets 0666 less the umask, as any new file."""
+    old = os.umask(umask)
+    try:
+        p = report.report_cli(plots_synth_dirs["reno"], tmp_path / f"r{umask:o}.html")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask

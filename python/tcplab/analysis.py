@@ -23,17 +23,12 @@ import numpy as np
 
 
 def jain_index(values: Iterable[float]) -> float:
-    """Jain's fairness index of non-negative shares (throughputs). NaN for an empty list or
-    when every share is zero (the index is undefined there)."""
-    x = np.asarray([float(v) for v in values], dtype=float)
-    if x.size == 0:
-        return float("nan")
-    if np.any(x < 0):
-        raise ValueError("Jain's index is defined for non-negative shares")
-    sq = float(np.sum(x * x))
-    if sq == 0.0:
-        return float("nan")
-    return float(np.sum(x)) ** 2 / (x.size * sq)
+    """Jain's fairness index of non-negative shares (throughputs), computed by the core (the
+    summary's per-bottleneck index is the same function). NaN for an empty list or when every
+    share is zero (the index is undefined there); ValueError for a negative share."""
+    from . import _core
+    j = _core.jain_index([float(v) for v in values])
+    return float("nan") if j is None else j
 
 
 # Student t ----------------------------------------------------------------------------------

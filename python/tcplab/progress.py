@@ -57,7 +57,7 @@ class Meter:
         if pct // self.every_pct != self.last_pct // self.every_pct or n >= self.total:
             from tqdm import tqdm
             line = tqdm.format_meter(n, self.total, time.monotonic() - self.t0, unit=self._kw["unit"],
-                                     bar_format=self._kw["bar_format"], ncols=100,
+                                     bar_format=self._kw["bar_format"], ncols=100, ascii=True,
                                      postfix=self.postfix() if self.postfix else None)
             print(line, file=self.stream, flush=True)
             self.last_pct = pct
@@ -96,7 +96,7 @@ class RunsProgress:
         self.total, self.skipped = total, skipped
         self.done = self.failed = 0
         self.meter = Meter(total, unit="run", stream=stream, quiet=quiet or not total, postfix=self._postfix,
-                           bar_format="{n_fmt}/{total_fmt} runs |{bar}| {postfix} [{elapsed}<{remaining}]")
+                           bar_format="{n_fmt}/{total_fmt} runs{postfix} |{bar}| [{elapsed}<{remaining}]")
 
     def _postfix(self) -> str:
         return f"{self.failed} failed"

@@ -410,21 +410,19 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n")
 
     print()
+    from .textable import format_table
     label = {v["name"]: v.get("label", v["name"]) for v in sp.variants}
-    w = max([len("variant")] + [len(label[r["variant"]]) for r in rows])
     spread = any(r["n"] > 1 for r in rows)
-    mw = max([24] + [len(r["metric"]) for r in rows])
-    head = f"  {'variant':<{w}}  {'metric':<{mw}} {'paper':>10} {'ours':>10}"
-    if spread:
-        head += f" {'± std':>9} {'min .. max':>22} {'n':>4}"
-    print(head)
-    print("  " + "-" * (len(head) - 2))
+    heads = ["variant", "metric", "paper", "ours"] + (["± std", "min .. max", "n"] if spread else [])
+    table = []
     for r in rows:
-        line = f"  {label[r['variant']]:<{w}}  {r['metric']:<{mw}} {_fmt(r['paper']):>10} {_fmt(r['ours']):>10}"
+        line = [label[r["variant"]], r["metric"], _fmt(r["paper"]), _fmt(r["ours"])]
         if spread:
-            mm = f"{_fmt(r.get('min'))} .. {_fmt(r.get('max'))}" if r["n"] > 1 else ""
-            line += f" {_fmt(r['std']) if r['std'] is not None else '':>9} {mm:>22} {r['n']:>4}"
-        print(line)
+            line += [_fmt(r["std"]) if r["std"] is not None else "",
+                     f"{_fmt(r.get('min'))} .. {_fmt(r.get('max'))}" if r["n"] > 1 else "", str(r["n"])]
+        table.append(line)
+    print(format_table(heads, table, align="<<>>>>>", min_widths=[7, 24, 10, 10, 9, 22, 4], indent="  ",
+                       header_align_left=False))
     if claims:
         print("\n  claims")
         for c in claims:

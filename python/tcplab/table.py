@@ -215,13 +215,8 @@ def _f(v, nd=2) -> str:
 
 
 def _md(headers: list[str], rows: list[list]) -> str:
-    cells = [[str(h) for h in headers]] + [[_f(c) if not isinstance(c, str) else c for c in r] for r in rows]
-    w = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["| " + " | ".join(c.ljust(w[i]) for i, c in enumerate(cells[0])) + " |",
-             "|" + "|".join("-" * (x + 2) for x in w) + "|"]
-    for r in cells[1:]:
-        lines.append("| " + " | ".join(c.rjust(w[i]) if i else c.ljust(w[i]) for i, c in enumerate(r)) + " |")
-    return "\n".join(lines)
+    from .textable import format_table
+    return format_table(headers, rows, cell=_f, markdown=True)
 
 
 def render(run_dir: str | Path, by: list[str] | None = None, metrics: list[str] | None = None, fmt: str = "markdown",

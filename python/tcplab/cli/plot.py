@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from .args import check_window, parse_time
@@ -25,6 +26,9 @@ def run(a) -> int:
     check_window(a)
     from ..plots import plot_cli
     paths = plot_cli(a.run_dir, conn=a.conn, kind=a.kind, t_from=a.t_from, t_to=a.t_to, fmt=a.format, out=a.out)
+    if a.out is not None and a.out.suffix.lower() in (".png", ".svg", ".pdf") and len(paths) > 1:
+        print(f"note: --out {a.out} names one file and {len(paths)} graphs were drawn: each is written beside it "
+              f"as {a.out.stem}-<name>{a.out.suffix}", file=sys.stderr)
     for p in paths:
         print(p)
     return 0
