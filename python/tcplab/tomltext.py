@@ -7,7 +7,11 @@ line of 100 characters, else as ``[[name]]`` tables; lists are written one item 
 
 What this writer does not handle itself (dates, times, decimals, keys that are not strings)
 goes to ``tomli_w`` unchanged, so the two never differ. ``tests/test_tomltext.py`` compares them
-on every scenario in the repository and on generated data."""
+on every scenario in the repository and on generated data.
+
+Measured again for issue 23 (2026-11-27, loaded 2-core machine, best of 7): the 4,096-flow
+dumbbell (1.9 MB of TOML) takes 0.20-0.22 s here and 0.41-0.43 s in ``tomli_w`` 1.x, the same
+text; so this writer stays."""
 
 from __future__ import annotations
 

@@ -240,11 +240,6 @@ impl RunSummary {
         pyser::to_python(py, &self.inner)
     }
 
-    /// MEASUREMENT ONLY (issue 23): the same objects through the `pythonize` crate.
-    fn to_python_pythonize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonize::pythonize(py, &self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
     /// The summary.json text (without the final newline).
     fn to_json(&self, py: Python<'_>) -> String {
         py.allow_threads(|| self.inner.to_json())

@@ -7,6 +7,12 @@
 //! entries in serialization order, skipped fields absent, non-finite floats as None (serde_json
 //! writes them as `null`), unit variants as their name, newtype variants as a one-entry dict.
 //! Dict keys that are strings are interned, as `json.loads` shares repeated keys.
+//!
+//! Measured against the `pythonize` crate (0.23, the same objects) on 2026-11-27 (issue 23), best
+//! of 15 on a loaded 2-core machine: a 256-flow run's summary (1.3 MB of JSON) 2.1-2.4 ms here,
+//! 2.4-8.1 ms with pythonize; a 1,024-flow run's (5.0 MB) 25-34 ms here, 60-69 ms with pythonize
+//! (json.loads of the text: 65-94 ms). pythonize also hands NaN over as a float where
+//! summary.json has null, and makes every dict key anew. So this file stays.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
