@@ -130,6 +130,20 @@ def test_top_help_lists_every_subcommand():
     assert {"run", "validate", "schema"} <= set(SUBCOMMANDS)
 
 
+def test_every_command_is_a_module_with_add_parser_and_run():
+    """cli/<name>.py per command (issue 23): COMMANDS is the --help order, and each module
+    registers exactly its own subcommand, dispatching to its own run()."""
+    import importlib
+
+    from tcplab.cli import COMMANDS
+    subs = _subparsers()
+    assert list(subs) == list(COMMANDS)
+    for name in COMMANDS:
+        mod = importlib.import_module(f"tcplab.cli.{name}")
+        assert callable(mod.add_parser) and callable(mod.run), name
+        assert subs[name].get_default("fn") is mod.run, name
+
+
 def test_version():
     import tcplab
 
