@@ -147,6 +147,3 @@ def _draw_cam(ax, run, conn, cam: pl.DataFrame, t0, t1):
     ax.set_ylabel("CAM KB/s")
     ax.legend(loc="upper right", frameon=True, framealpha=0.85, edgecolor=C_LIGHT, ncols=4,
               borderpad=0.3, handlelength=2.0)
-
-
-# ----------------------------------------------------------------------------- the graphs

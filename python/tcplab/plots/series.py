@@ -252,7 +252,6 @@ def cam_scale_KBps_per_buffer(run, conn: str, cam: pl.DataFrame) -> np.ndarray:
     return k
 
 
-# ----------------------------------------------------------------------------- drawing parts
 def send_window(snd: pl.DataFrame, send_buffer: float | None) -> np.ndarray:
     """The trace graph's send window (seed 000 §3.5, seed 001 Fig 2): min(the sender's buffer
     size, the receiver's advertised window). The trace's `snd_wnd` column is the advertised

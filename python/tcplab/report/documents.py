@@ -7,13 +7,11 @@ from typing import Any, Mapping, Sequence
 
 from .. import plots
 from ..rundir import RunData, as_run
-
 from .figures import _figure_html
 from .page import _e, _fmt, _page, _table, _write
 from .sections import _as_runs, _run_section
 
 
-# ----------------------------------------------------------------------------- public API
 def write_report(run_dirs_or_run, path: str | Path, *, title: str | None = None) -> Path:
     """Write ONE self-contained HTML file for one run or several (a run directory, a RunData,
     or a list of either): per run the summary tables (links, flows) and every relevant

@@ -10,7 +10,6 @@ import json
 import re
 
 from .. import plots
-
 from .page import _e
 
 
@@ -19,6 +18,7 @@ ZOOM_SVG_MAX_BYTES = 1_500_000  # per graph; larger graphs are embedded as PNG (
 # matplotlib writes one ~105-byte SVG element per marker, so a graph with more markers than this
 # cannot fit ZOOM_SVG_MAX_BYTES: it goes to PNG without drawing the SVG first (issue 13).
 ZOOM_MAX_MARKERS = ZOOM_SVG_MAX_BYTES // 105
+
 
 def figure_to_data_uri(fig, dpi: int = 110) -> str:
     import matplotlib

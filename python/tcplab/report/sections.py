@@ -7,13 +7,13 @@ from pathlib import Path
 
 from .. import plots
 from ..rundir import as_run
-
 from .figures import _figure_html, _zoom_ids
 from .page import _e, _table
 
 
 MAX_TCP_GRAPHS = 12  # per run; a run with more flows gets the first 12 and a note
 MAX_LINK_GRAPHS = 6
+
 
 def _as_runs(x) -> list:
     if isinstance(x, (str, Path)) or hasattr(x, "summary"):

@@ -12,7 +12,6 @@ import time
 import uuid
 from pathlib import Path
 
-
 from ..progress import RunsProgress
 from .backends import _run_local, _run_ray
 from .spec import Task, load_sweep
