@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .buildinfo import VersionAction
 
 EPILOG = """\
 units in scenario files: sizes B/KB/MB/GB with KB = 1024 bytes; bit rates bps/kbps/Mbps/Gbps (also
@@ -401,6 +402,12 @@ def cmd_report(a) -> int:
 
 def cmd_reproduce(a) -> int:
     from .reproduce import reproduce
+    if a.list or not a.experiment:  # `--list`, or no experiment named: the bundled reproductions
+        from .examples import reproductions_text
+        if not a.list:
+            print("error: name a reproduction (or a folder with reproduce.toml); the bundled ones:", file=sys.stderr)
+        print(reproductions_text(), end="", file=sys.stdout if a.list else sys.stderr)
+        return 0 if a.list else 2
     return reproduce(a.experiment, out=a.out, seed=a.seed, report=not a.no_report, seeds=a.seeds, jobs=a.jobs,
                      backend=a.backend, ray_address=a.ray_address)
 
@@ -465,7 +472,7 @@ def _add_runner_args(p) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tcplab", description="tcplab: packet-level network simulator and laboratory for TCP congestion control.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     r = sub.add_parser("run", help="run a scenario and write DIR/summary.json (+ traces)",
@@ -568,7 +575,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("reproduce", help="reproduce a seed experiment, e.g. brakmo/single-transfer",
                         description="Run every variant of a reproduction (scenarios/<experiment>/reproduce.toml), write OUT/comparison.json and a paper-vs-ours report.")
-    rp.add_argument("experiment", help="experiment folder under scenarios/, e.g. brakmo/single-transfer")
+    rp.add_argument("experiment", nargs="?", help="a bundled reproduction (brakmo/single-transfer; --list) or a folder with reproduce.toml")
+    rp.add_argument("--list", action="store_true", help="list the bundled reproductions, one line each")
     rp.add_argument("--out", type=Path, help="output directory (default: runs/reproduce/<experiment>)")
     rp.add_argument("--seed", type=parse_seed, help="seed of the random streams (default: the scenario's run.seed)")
     rp.add_argument("--seeds", type=positive_int, default=None, metavar="N",
@@ -576,6 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--no-report", action="store_true", help="skip the HTML report")
     _add_runner_args(rp)
     rp.set_defaults(fn=cmd_reproduce)
+
+    from .examples import add_parser as add_examples_parser
+    add_examples_parser(sub)
 
     sw = sub.add_parser("sweep", help="run a sweep file (axes × seeds) into a results database",
                         description="Run every point of a sweep file (base scenario + axes + seeds; see README) in parallel and store "
