@@ -31,17 +31,17 @@ fn from_git() -> Option<String> {
     // Python sources are not watched: their caches change on every import.
     let git_dir = PathBuf::from(git(&["rev-parse", "--absolute-git-dir"])?);
     let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]).map(PathBuf::from).unwrap_or(git_dir.clone());
-    println!("cargo:rerun-if-changed={}", git_dir.join("HEAD").display());
-    println!("cargo:rerun-if-changed={}", git_dir.join("index").display());
-    println!("cargo:rerun-if-changed={}", common.join("packed-refs").display());
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        println!("cargo:rerun-if-changed={}", common.join(branch).display());
-    }
+    // A path that does not exist would make cargo rerun this script on every build: skip those.
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
-    let top = manifest.parent()?;
-    println!("cargo:rerun-if-changed={}", top.display());
-    println!("cargo:rerun-if-changed={}", top.join("../Cargo.toml").display());
-    println!("cargo:rerun-if-changed={}", top.join("../Cargo.lock").display());
+    let crates = manifest.parent()?.to_path_buf();
+    let mut watched = vec![git_dir.join("HEAD"), git_dir.join("index"), common.join("packed-refs"), crates.clone()];
+    watched.extend([crates.join("../Cargo.toml"), crates.join("../Cargo.lock")]);
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watched.push(common.join(branch));
+    }
+    for path in watched.iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
     let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     Some(if dirty { format!("{head}-dirty") } else { head })
 }
