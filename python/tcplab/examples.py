@@ -148,7 +148,8 @@ def add_parser(sub) -> None:
     ex = sub.add_parser("examples", help="list the bundled examples and reproductions; copy one to edit",
                         description="List the bundled examples, reproductions and sweep files, one line each; "
                                     "`tcplab examples copy NAME [DIR]` writes one into DIR to change and run.")
-    exs = ex.add_subparsers(dest="examples_command", metavar="ACTION")
+    exs = ex.add_subparsers(dest="examples_command", metavar="ACTION",
+                            help="copy NAME [DIR]: write a copy to edit (without ACTION: list them)")
     cp = exs.add_parser("copy", help="copy a bundled example or reproduction into DIR",
                         description="Copy a bundled example (NAME.toml) or a reproduction/scenario folder into DIR.")
     cp.add_argument("name", help="an example (dumbbell-64) or reproduction (brakmo/single-transfer); see `tcplab examples`")
