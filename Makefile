@@ -1,12 +1,13 @@
 # tcplab: `make demo` runs the headline job, `make test` runs every test. Both start with
 # `make setup` (virtualenv + Python deps + the Rust core in release mode, quick when unchanged).
+# `make wheel` builds the installable wheel, `make docs` the documentation site.
 SHELL := /bin/bash
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -26,6 +27,26 @@ $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
 
 demo: setup
 	$(BIN)/tcplab reproduce brakmo/single-transfer --out runs/demo
+
+# The wheel (maturin, abi3: CPython >= 3.11) with the bundled scenarios as package data, into
+# target/wheels/ (`pip install target/wheels/tcplab-*.whl`). Built with the venv's interpreter as
+# `make setup` builds, so both share target/; stripped of debug symbols (1.8 MB instead of 6.5).
+WHEEL_ENV = VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH
+wheel: $(VENV)/.deps-stamp
+	rm -f target/wheels/tcplab-*.whl
+	$(WHEEL_ENV) $(BIN)/maturin build --release --strip --out target/wheels
+	@ls -l target/wheels/tcplab-*.whl
+
+# The documentation site (docs/, mkdocs.yml) into site/. docs/gen_reference.py first writes the
+# generated pages (the scenario format's JSON Schema from `tcplab schema`, the CLI reference from
+# the argparse parser) into docs/reference/; mkdocs is installed into .venv by this target only.
+$(VENV)/.docs-stamp: requirements-docs.txt | $(VENV)/bin/python
+	$(BIN)/pip install --quiet -r requirements-docs.txt
+	touch $@
+
+docs: setup $(VENV)/.docs-stamp
+	$(BIN)/python docs/gen_reference.py
+	$(BIN)/mkdocs build --strict --site-dir site
 
 # Headless Chromium for the HTML-report test (Debian's package; installed when missing and we can).
 browser:
@@ -125,10 +146,10 @@ fuzz: setup
 # MUTANTS_TCP / MUTANTS_ENGINE, e.g.
 #   make mutants MUTANTS_TCP="-f crates/tcplab-tcp/src/cc/vegas.rs" MUTANTS_ENGINE=skip
 # Results: runs/mutants/{tcp,engine-net}/mutants.out/; the score and the survivors are printed.
-# Measured 2026-11-24 (README, Tests): engine/net shard 0/20 (42 mutants, 40 min, --jobs 1 beside two
+# Measured 2026-11-24 (docs/mutation-testing.md): engine/net shard 0/20 (42 mutants, 40 min, --jobs 1 beside two
 # other helpers' jobs): 30 of 41 viable caught = 73.2 % (± 6.9 % standard error as a sample), before
 # the tests written from its 11 survivors (tests/integration/engine_mutants.rs); re-run of those 11
-# with -F: 10 caught, and the 11th (red.rs:304) has a test since (README).
+# with -F: 10 caught, and the 11th (red.rs:304) has a test since (docs/mutation-testing.md).
 MUTANTS_TCP ?=
 MUTANTS_SHARD ?=
 MUTANTS_ENGINE ?= -f 'crates/tcplab/src/engine/*.rs' -f 'crates/tcplab/src/net/*.rs' -f crates/tcplab/src/sim.rs
@@ -149,4 +170,4 @@ mutants: setup
 	  $$([ "$(MUTANTS_ENGINE)" != skip ] && [ -e runs/mutants/engine-net/mutants.out/outcomes.json ] && echo runs/mutants/engine-net)
 
 clean:
-	rm -rf $(VENV) target runs
+	rm -rf $(VENV) target runs site

@@ -114,7 +114,7 @@ def test_ahn_figure1_claims(ahn):
 # the simulator is deterministic, so each is pinned exactly as the README prints it (rounded to its
 # digits). A failing pin means the simulator's result moved: if the change is intended, update the
 # README row and the pin here together, in the same commit.
-README_ROWS = "README.md, section Reproductions, table 'What tcplab measures today'"
+README_ROWS = "docs/results.md, table 'What tcplab measures today'"
 
 
 def pin(got, want, what: str, digits: int | None = None) -> None:

@@ -52,7 +52,7 @@ def utilization(variant: str, loss: float, seed: int) -> float:
     return r.summary["flows"][0]["throughput_KBps"] * 1024 * 8 / 800_000
 
 
-README_ROWS = "README.md, section Reproductions, table 'What tcplab measures today'"
+README_ROWS = "docs/results.md, table 'What tcplab measures today'"
 
 
 def pin(got, want, what: str) -> None:

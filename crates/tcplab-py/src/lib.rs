@@ -397,6 +397,7 @@ fn linux_variants() -> Vec<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
+    m.add("__source_revision__", env!("TCPLAB_SOURCE_REVISION"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_class::<RunSummary>()?;

@@ -18,6 +18,7 @@ import importlib
 import sys
 
 from .. import __version__
+from ..buildinfo import VersionAction
 from .args import EPILOG, parse_memory, parse_seconds, parse_seed, parse_time, positive_int
 
 __all__ = ["main", "build_parser", "print_summary", "COMMANDS", "parse_memory", "parse_seconds", "parse_seed",
@@ -25,7 +26,7 @@ __all__ = ["main", "build_parser", "print_summary", "COMMANDS", "parse_memory", 
 
 #: The subcommands, in `tcplab --help` order: each a module of this package.
 COMMANDS = ("run", "emulate", "validate", "expand", "variants", "schema", "trace", "export", "plot", "report",
-            "reproduce", "sweep", "table", "bench")
+            "reproduce", "examples", "sweep", "table", "bench")
 
 
 def print_summary(s: dict, file=None, show_all: bool = False) -> None:
@@ -37,7 +38,7 @@ def print_summary(s: dict, file=None, show_all: bool = False) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tcplab", description="tcplab: packet-level network simulator and laboratory for TCP congestion control.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").add_parser(sub)

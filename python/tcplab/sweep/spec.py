@@ -38,17 +38,10 @@ def locate(text: str, key: str, section: str | None = None) -> int | None:
 
 
 def code_version() -> str:
-    """tcplab's version plus a digest of the compiled core, so a rebuilt core never reuses
-    stored results."""
-    from .. import _core, __version__
-    h = hashlib.sha256()
-    try:
-        with open(_core.__file__, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    except (OSError, AttributeError):
-        h.update(b"unknown")
-    return f"{__version__}+{h.hexdigest()[:12]}"
+    """tcplab's version, source revision and a digest of the compiled core, so a rebuilt core
+    never reuses stored results (the string `tcplab --version` prints: tcplab.buildinfo)."""
+    from ..buildinfo import code_version as _code_version
+    return _code_version()
 
 
 def run_hash(scenario_text: str, seed: int, version: str) -> str:
