@@ -577,6 +577,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_runner_args(rp)
     rp.set_defaults(fn=cmd_reproduce)
 
+    from .fidelity import add_cli as _add_fidelity_cli
+    _add_fidelity_cli(sub)   # tcplab fidelity (python/tcplab/fidelity.py)
+
     sw = sub.add_parser("sweep", help="run a sweep file (axes × seeds) into a results database",
                         description="Run every point of a sweep file (base scenario + axes + seeds; see README) in parallel and store "
                                     "one row per run in OUT/results.duckdb (per-run files in OUT/runs/<hash>/). Runs already stored "
