@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
+.PHONY: setup demo test test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark emulation mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -87,6 +87,18 @@ REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/f
 reproductions: setup
 	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 	$(KELLY_PLOTS)
+
+# FIDELITY.md from every reproduce.toml, recorded measured.json and [fidelity] cause (a second);
+# fidelity-full reruns every reproduction and records it first; fidelity-evidence reruns the
+# evidence scripts of the misses (issue 31) with their full seed counts.
+fidelity: setup
+	$(BIN)/tcplab fidelity
+fidelity-full: reproductions
+	$(BIN)/tcplab fidelity --record
+fidelity-evidence: setup
+	$(BIN)/python scenarios/zhang/table1/evidence.py --seeds 10 --out scenarios/zhang/table1/evidence.md
+	$(BIN)/python scenarios/brakmo/single-transfer/lite_order.py --seeds 5 --out scenarios/brakmo/single-transfer/lite_order.md
+	$(BIN)/python scenarios/brakmo/fairness/evidence.py --seeds 5 --out scenarios/brakmo/fairness/evidence.md
 
 # Seed 003 (Kelly) alone, with the figures of Figs 5-9 (scenarios/kelly/*/plot.py).
 KELLY_PLOTS = $(BIN)/python scenarios/kelly/rtt-fairness/plot.py runs/reproduce/kelly_rtt-fairness && \
