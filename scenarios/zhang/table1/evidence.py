@@ -10,7 +10,7 @@ retransmits and coarse timeouts, the measured RTT and loss rate, beside
 * Padhye et al. 1998 (PFTK, eq. 30): B = min(Wmax/RTT, 1/(RTT·sqrt(2bp/3) + T0·min(1,
   3·sqrt(3bp/8))·p·(1+32p²))), Wmax = window_ 20, T0 = the measured mean timeout (≥ minrto_ 1 s);
 both in packets/s, as a fraction of the link's 100 packets/s (1000-byte packets at 0.8 Mb/s, as
-ns-2.1b8a counts them without useHeaders_). PFTK's own prediction of the share of loss
+ns-2.1b8a counts them without useHeaders_: 960 B of payload + 40 B of headers). PFTK's own prediction of the share of loss
 indications that end in a timeout, Q = min(1, 3/w), w = sqrt(8/(3bp)), is set beside ours.
 Utilization counts packets × 1000 B as the paper does (§3: "ACK number * packet size / time").
 """
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
                 f = {**f, "link_loss": link["drops_by_reason"]["link_loss"], "overflow": link["drops_by_reason"]["queue_overflow"]}
                 rows.append(f)
             n = len(rows)
-            pkts = [f["bytes_acked"] / 1000 for f in rows]   # ns-2.1b8a: 1000-byte packets
+            pkts = [f["bytes_acked"] / 960 for f in rows]    # ns-2.1b8a: 1000-byte packets, 960 B of payload
             util = [x / 120 / LINK_PPS for x in pkts]
             fr = sum(f["fast_retransmits"] for f in rows) / n
             to = sum(f["coarse_timeouts"] for f in rows) / n
