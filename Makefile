@@ -100,6 +100,7 @@ fidelity-evidence: setup
 	$(BIN)/python scenarios/brakmo/single-transfer/lite_order.py --seeds 5 --out scenarios/brakmo/single-transfer/lite_order.md
 	$(BIN)/python scenarios/brakmo/fairness/evidence.py --seeds 5 --out scenarios/brakmo/fairness/evidence.md
 	$(BIN)/python scenarios/ahn/table1/static_evidence.py --seeds 30 --out scenarios/ahn/table1/static_evidence.md
+	$(BIN)/python scenarios/kelly/table1/queue_evidence.py --flows 1,4,8,16,32,64,128,256,512 --out scenarios/kelly/table1/queue_evidence.md
 
 # Seed 003 (Kelly) alone, with the figures of Figs 5-9 (scenarios/kelly/*/plot.py).
 KELLY_PLOTS = $(BIN)/python scenarios/kelly/rtt-fairness/plot.py runs/reproduce/kelly_rtt-fairness && \
