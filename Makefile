@@ -79,7 +79,7 @@ sensitivity: setup
 
 # Every seed reproduction in full (tables with their published numbers, claims, reports) into
 # runs/reproduce/<experiment>/; a rerun only runs what is missing from each results store.
-REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
+REPRODUCTIONS := brakmo/single-transfer brakmo/vegas-star brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
 	brakmo/send-buffer-background \
 	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
 	zhang/figure7 zhang/figure8 zhang/droptail-buffers zhang/rtt-buffers \
@@ -100,6 +100,7 @@ fidelity-evidence: setup
 	$(BIN)/python scenarios/brakmo/single-transfer/lite_order.py --seeds 5 --out scenarios/brakmo/single-transfer/lite_order.md
 	$(BIN)/python scenarios/brakmo/fairness/evidence.py --seeds 5 --out scenarios/brakmo/fairness/evidence.md
 	$(BIN)/python scenarios/ahn/table1/static_evidence.py --seeds 30 --out scenarios/ahn/table1/static_evidence.md
+	$(BIN)/python scenarios/brakmo/vegas-star/evidence.py --out scenarios/brakmo/vegas-star/evidence.md
 	$(BIN)/python scenarios/kelly/table1/queue_evidence.py --flows 1,4,8,16,32,64,128,256,512 --out scenarios/kelly/table1/queue_evidence.md
 
 # Seed 003 (Kelly) alone, with the figures of Figs 5-9 (scenarios/kelly/*/plot.py).
