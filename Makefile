@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fuzz browser tshark emulation mutants clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark emulation mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -100,7 +100,7 @@ sensitivity: setup
 
 # Every seed reproduction in full (tables with their published numbers, claims, reports) into
 # runs/reproduce/<experiment>/; a rerun only runs what is missing from each results store.
-REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
+REPRODUCTIONS := brakmo/single-transfer brakmo/vegas-star brakmo/table5.3 brakmo/table5.4 brakmo/fairness brakmo/send-buffer \
 	brakmo/send-buffer-background \
 	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
 	zhang/figure7 zhang/figure8 zhang/droptail-buffers zhang/rtt-buffers \
@@ -108,6 +108,21 @@ REPRODUCTIONS := brakmo/single-transfer brakmo/table5.3 brakmo/table5.4 brakmo/f
 reproductions: setup
 	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 	$(KELLY_PLOTS)
+
+# FIDELITY.md from every reproduce.toml, recorded measured.json and [fidelity] cause (a second);
+# fidelity-full reruns every reproduction and records it first; fidelity-evidence reruns the
+# evidence scripts of the misses (issue 31) with their full seed counts.
+fidelity: setup
+	$(BIN)/tcplab fidelity
+fidelity-full: reproductions
+	$(BIN)/tcplab fidelity --record
+fidelity-evidence: setup
+	$(BIN)/python scenarios/zhang/table1/evidence.py --seeds 10 --out scenarios/zhang/table1/evidence.md
+	$(BIN)/python scenarios/brakmo/single-transfer/lite_order.py --seeds 5 --out scenarios/brakmo/single-transfer/lite_order.md
+	$(BIN)/python scenarios/brakmo/fairness/evidence.py --seeds 5 --out scenarios/brakmo/fairness/evidence.md
+	$(BIN)/python scenarios/ahn/table1/static_evidence.py --seeds 30 --out scenarios/ahn/table1/static_evidence.md
+	$(BIN)/python scenarios/brakmo/vegas-star/evidence.py --out scenarios/brakmo/vegas-star/evidence.md
+	$(BIN)/python scenarios/kelly/table1/queue_evidence.py --flows 1,4,8,16,32,64,128,256,512 --out scenarios/kelly/table1/queue_evidence.md
 
 # Seed 003 (Kelly) alone, with the figures of Figs 5-9 (scenarios/kelly/*/plot.py).
 KELLY_PLOTS = $(BIN)/python scenarios/kelly/rtt-fairness/plot.py runs/reproduce/kelly_rtt-fairness && \

@@ -66,7 +66,7 @@ STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments",
                     "coarse_timeouts", "coarse_timeout_times_s", "fast_retransmits"]
 
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
-             "variants", "claims", "mode"}
+             "variants", "claims", "mode", "fidelity"}   # fidelity: causes of misses (tcplab.fidelity)
 _VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note", "emulate"}
 
 
@@ -404,7 +404,9 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
             raise SweepError(file, c["line"], c["label"], str(e)) from None
         claims.append({"text": c["text"], "expr": c["expr"], "held": held, "values": record})
 
-    comparison = {"experiment": experiment, "title": sp.title, "rows": rows, "claims": claims,
+    from .fidelity import annotate
+    annotate(folder, rows, claims)   # held/missed badge and, for a miss, its cause (fidelity.toml)
+    comparison = {"experiment": experiment, "title": sp.title, "rows": rows, "claims": claims, "folder": str(folder),
                   "seeds": sorted({t.seed for tl in tasks_by_variant.values() for t in tl}),
                   "axes": sp.axes, "points": sp.points}
     (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n")
@@ -431,7 +433,7 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     print(f"\nwrote {out / 'comparison.json'}")
     if report:
         from .report import write_comparison_report
-        path = write_comparison_report(out, rows, runs, title=sp.title, claims=claims)  # OUT/report.html
+        path = write_comparison_report(out, rows, runs, title=sp.title, claims=claims, folder=folder)  # OUT/report.html
         print(f"wrote {path}")
     sys.stdout.flush()
     return 0

@@ -86,7 +86,7 @@ def _spread_rows(rows: list[dict]) -> list[dict]:
 
 def write_comparison_report(out_dir: str | Path, comparison_rows, runs: Mapping[str, Any],
                             path: str | Path | None = None, *, title: str | None = None,
-                            claims: Sequence[Mapping[str, Any]] | None = None) -> Path:
+                            claims: Sequence[Mapping[str, Any]] | None = None, folder: str | Path | None = None) -> Path:
     """The ``tcplab reproduce`` report: the paper-vs-ours table (rows with at least
     variant, metric, paper, ours; extra keys such as unit or note become extra columns),
     then the TCP trace graphs of the variants side by side (Reno beside Vegas, as in thesis
@@ -114,6 +114,8 @@ def write_comparison_report(out_dir: str | Path, comparison_rows, runs: Mapping[
         return ""
 
     body = ["<h2>Paper vs ours</h2>", _table(rows, cols, cls="comparison", row_class=miss)]
+    from ..fidelity import report_section
+    body.append(report_section(folder, rows, claims or []))   # badges, causes linked to their evidence
     if claims:
         crow = [{"claim": c.get("text", ""), "result": "held" if c.get("held") else "missed",
                  "numbers": ", ".join(f"{k} = {_fmt(v)}" for k, v in (c.get("values") or {}).items()),
@@ -139,6 +141,9 @@ def write_comparison_report(out_dir: str | Path, comparison_rows, runs: Mapping[
 def report_cli(run_dir: str | Path, out: str | Path | None = None) -> Path:
     """What ``tcplab report RUN_DIR`` does: RUN_DIR/report.html unless ``out`` is given (a
     file, or a directory to put report.html in). Returns the path written."""
+    if (Path(run_dir) / "comparison.json").is_file():   # a reproduction's output: its paper-vs-ours report
+        from ..fidelity import comparison_report
+        return comparison_report(Path(run_dir), out)
     run = RunData.load(run_dir)
     if out is None:
         target = run.dir / "report.html"

@@ -1,7 +1,8 @@
 //! ns-2's retransmission timer (`TcpAgent::rtt_update`, `rtt_timeout`, `rtt_backoff` in ns-2's
-//! tcp.cc), with the defaults of the ns-2 releases of 2002 that seed 004 ran (before the default
-//! changes of 2004–2006 that ns-2's own validation suites undo with "FOR UPDATING GLOBAL DEFAULTS"):
-//! `tcpTick_ 0.1`, `minrto_ 1`, `maxrto_ 64`, `rtxcur_init_ 6.0`, `rfc2988_ false`, `rttvar_exp_ 2`.
+//! tcp.cc), with the defaults of ns-2.1b8a, the release seed 004 ran (docs/ns2-defaults.md; its
+//! `tcl/lib/ns-default.tcl` lines 609–619): `tcpTick_ 0.1`, `maxrto_ 100000`, `minrto_ 1`,
+//! `rtxcur_init_ 6.0`, `rttvar_exp_ 2`, and no `rfc2988_` yet (ns-2.1b9 added it, true, with
+//! `tcpTick_ 0.01`), i.e. the floor applied after the backoff.
 //!
 //! * An RTT sample is counted in whole ticks. Without timestamps ns-2 adds the phase of the send
 //!   time within its tick (`tickoff = fmod(sendtime + boot_time_, tcpTick_)`) and truncates; with
@@ -19,14 +20,14 @@
 
 use crate::{Nanos, MS, SEC};
 
-/// ns-2 (2002) `tcpTick_`.
+/// ns-2.1b8a `tcpTick_` (line 609).
 pub const NS2_TICK: Nanos = 100 * MS;
-/// ns-2 (2002) `minrto_`.
+/// ns-2.1b8a `minrto_` (line 612).
 pub const NS2_MIN_RTO: Nanos = SEC;
-/// ns-2 `rtxcur_init_` before 2006.
+/// ns-2.1b8a `rtxcur_init_` (line 616).
 pub const NS2_INITIAL_RTO: Nanos = 6 * SEC;
-/// ns-2 `maxrto_`.
-pub const NS2_MAX_RTO: Nanos = 64 * SEC;
+/// ns-2.1b8a `maxrto_ 100000` (ns-default.tcl line 610): no practical ceiling.
+pub const NS2_MAX_RTO: Nanos = 100_000 * SEC;
 
 const T_SRTT_BITS: u32 = 3;
 const T_RTTVAR_BITS: u32 = 2;
@@ -122,6 +123,16 @@ mod tests {
     #[test]
     fn initial_rto_is_rtxcur_init() {
         assert_eq!(ns2().rto(), 6 * SEC);
+    }
+
+    /// ns-2.1b8a's `maxrto_ 100000`: the initial 6 s backed off six times is 384 s, not a 64 s cap.
+    #[test]
+    fn backed_off_rto_is_not_capped_at_64_s() {
+        let mut e = ns2();
+        for _ in 0..6 {
+            e.on_backoff();
+        }
+        assert_eq!(e.rto(), 384 * SEC);
     }
 
     #[test]

@@ -24,10 +24,12 @@
 //!   §7: mark only where the queue is not persistently overloaded; ns-2 does the same).
 //! * the buffer limit is a hard tail drop (`queue_overflow`).
 //!
-//! ns-2 defaults of the ns-2 generation used by seed 004 (ns-2.1b, `tcl/lib/ns-default.tcl`):
-//! `thresh_ 5`, `maxthresh_ 15`, `q_weight_ 0.002`, `linterm_ 10` (max_p = 1/linterm = 0.1),
-//! `wait_ true`, `gentle_ false`, `bytes_ false`, `queue-in-bytes_ false`, `mean_pktsize_ 500`,
-//! `setbit_ false` (drop, do not mark), `drop-tail_ true`. These are [`RedParams::ns2`].
+//! ns-2 defaults of the release seed 004 ran, ns-2.1b8a (docs/ns2-defaults.md says why that one;
+//! its `tcl/lib/ns-default.tcl` lines 97–108): `thresh_ 5`, `maxthresh_ 15`, `q_weight_ 0.002`,
+//! `linterm_ 10` (max_p = 1/linterm = 0.1), `wait_ true`, `gentle_ true` (line 106; the default
+//! since 23 April 2001, ns-2 CHANGES "Sun May 27 2001"), `bytes_ false`, `queue_in_bytes_ false`,
+//! `mean_pktsize_ 500`, `setbit_ false` (drop, do not mark), `drop_tail_ true`. These are
+//! [`RedParams::ns2`].
 //!
 //! Adaptive RED (ARED §4, ns-2.35 `adaptive_ 1`): every `interval` (0.5 s) `max_p` moves
 //! toward keeping `avg` inside `[min_th + 0.4(max_th − min_th), min_th + 0.6(max_th − min_th)]`:
@@ -89,14 +91,14 @@ pub struct RedParams {
 }
 
 impl RedParams {
-    /// ns-2.1b defaults (see the module header) for a buffer of `limit`.
+    /// ns-2.1b8a defaults (see the module header) for a buffer of `limit`.
     pub fn ns2(limit: QueueLimit, link_rate_bps: u64) -> RedParams {
         RedParams {
             min_th: 5.0,
             max_th: 15.0,
             w_q: 0.002,
             max_p: 0.1,
-            gentle: false,
+            gentle: true,
             wait: true,
             byte_mode: false,
             mean_pktsize: 500,
@@ -462,6 +464,18 @@ mod tests {
         assert!((rate - expect).abs() < 0.03 * expect, "wait: rate {rate} vs {expect}");
     }
 
+    /// ns-2.1b8a's `Queue/RED set gentle_ true` (ns-default.tcl line 106): with the defaults
+    /// alone, an average between max_th and 2·max_th drops with p_b = max_p + (1 − max_p)(avg −
+    /// max_th)/max_th, not always.
+    #[test]
+    fn ns2_defaults_are_gentle() {
+        let p = RedParams::ns2(QueueLimit::Packets(1000), 10_000_000);
+        assert!(p.gentle, "ns-2 has defaulted gentle_ to true since 23 April 2001");
+        let mut r = red(p);
+        r.avg = 22.5; // p_b = 0.1 + 0.9 · 7.5/15 = 0.55
+        assert!((r.p_b(1000).unwrap() - 0.55).abs() < 1e-12);
+    }
+
     #[test]
     fn gentle_above_max_th_and_forced_drop_beyond() {
         let mut p = RedParams::ns2(QueueLimit::Packets(1000), 10_000_000);
@@ -472,7 +486,7 @@ mod tests {
         r.avg = 30.0;
         assert_eq!(r.p_b(1000), None);
         // Not gentle: forced drop at max_th.
-        let mut r2 = red(RedParams::ns2(QueueLimit::Packets(1000), 10_000_000));
+        let mut r2 = red(RedParams { gentle: false, ..RedParams::ns2(QueueLimit::Packets(1000), 10_000_000) });
         r2.avg = 15.0;
         assert_eq!(r2.p_b(1000), None);
         // Drop rate over 10^5 arrivals in the gentle region (p_a reaches 1 at the second packet).
