@@ -14,10 +14,10 @@
 //!   never shrink the advertised right edge); sender SWS and Nagle as tcp_output.c.
 
 use crate::ack_policy::{AckState, Arrival};
-use crate::cc::{self, AckSample, CcVerdict, CcWindow, CongestionControl, LossEvent, SenderView};
+use crate::cc::{AckSample, CcVerdict, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::config::{EndpointConfig, TimerModel};
 use crate::ecn::EcnState;
-use crate::recovery::{self, LossRecovery, RecoveryCtx, RecoveryOutcome, SackSend, SendGate};
+use crate::recovery::{LossRecovery, RecoveryCtx, RecoveryOutcome, SackSend, SendGate};
 use crate::sack::SackReceiver;
 use crate::rto::RetransmitTimer;
 use crate::sendlog::SendLog;
@@ -176,14 +176,11 @@ impl Endpoint {
             mss: eff,
             max_cwnd: TCP_MAXWIN,
         };
+        let (cc, rec) = cfg.build_parts();
         Endpoint {
             timer: RetransmitTimer::for_config(&cfg),
-            cc: cc::build(cfg.variant.cc, cfg.pacing_seed),
-            // A CC that owns loss handling (Vegas) brings its own pass-through recovery; Lite its
-            // BSD deflation test.
-            rec: cc::recovery_for(cfg.variant.cc)
-                .or_else(|| cfg.lite.as_ref().map(recovery::lite))
-                .unwrap_or_else(|| recovery::build(cfg.variant.recovery)),
+            cc,
+            rec,
             ack: AckState::new(cfg.ack_policy),
             state: TcpState::Closed,
             iss,
