@@ -39,6 +39,8 @@ pub mod sendlog;
 mod segment;
 pub mod seq;
 mod stats;
+#[doc(hidden)]
+pub mod testing;
 mod trace;
 
 pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig, VegasParams};
@@ -54,10 +56,3 @@ pub type Nanos = u64;
 pub const MS: Nanos = 1_000_000;
 /// One second in [`Nanos`].
 pub const SEC: Nanos = 1_000_000_000;
-
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_lite;
-#[cfg(test)]
-mod tests_mutants;

@@ -4,91 +4,11 @@
 //! ISS `S_ISS`. MSS is 1000 payload bytes so sequence arithmetic is readable: data byte k has
 //! wire sequence `C_ISS + 1 + k`.
 
-use crate::config::{AckPolicy, EndpointConfig, TimerModel};
-use crate::rto::RetransmitTimer;
-use crate::*;
-
-pub(crate) const C_ISS: u32 = 1000;
-pub(crate) const S_ISS: u32 = 5000;
-pub(crate) const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
-
-fn cfg(variant: &str) -> EndpointConfig {
-    let mut c = EndpointConfig::for_variant(variant).unwrap();
-    c.mss = 1000;
-    c.trace = true;
-    c
-}
-
-/// NewReno with a 200 ms minimum RTO so the scripted numbers stay small.
-fn cfg_fine200() -> EndpointConfig {
-    let mut c = cfg("newreno");
-    c.timer_model = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
-    c
-}
-
-pub(crate) fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
-    let mut v = Vec::new();
-    while let Some(s) = e.poll_transmit(now) {
-        v.push(s);
-        assert!(v.len() < 10_000, "poll_transmit never returns None");
-    }
-    v
-}
-
-/// (relative seq, len) of data segments.
-pub(crate) fn data(v: &[Segment]) -> Vec<(u32, u32)> {
-    v.iter().filter(|s| s.len > 0).map(|s| (s.seq.wrapping_sub(C_ISS + 1), s.len)).collect()
-}
-
-/// A peer ACK acknowledging `k` data bytes of the client.
-pub(crate) fn ack(k: u32, wnd: u32) -> Segment {
-    Segment { seq: S_ISS + 1, ack: C_ISS + 1 + k, flags: Flags::ACK, wnd, ..Default::default() }
-}
-
-/// Client established at t = 100 ms: SYN at 0, SYN-ACK (MSS 1000, window `peer_wnd`) at 100 ms.
-pub(crate) fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
-    let mut e = Endpoint::new(c, C_ISS);
-    e.connect(0);
-    let out = drain(&mut e, 0);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].flags, Flags::SYN);
-    e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: peer_wnd, mss: Some(1000), ..Default::default() });
-    let out = drain(&mut e, 100 * MS);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].flags, Flags::ACK);
-    assert_eq!(e.state(), TcpState::Established);
-    e
-}
-
-/// Server (receiver) established at t = 100 ms.
-fn open_receiver(c: EndpointConfig) -> Endpoint {
-    let mut r = Endpoint::new(c, S_ISS);
-    r.listen();
-    r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
-    let out = drain(&mut r, 0);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].flags, SYNACK);
-    r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
-    assert!(drain(&mut r, 100 * MS).is_empty());
-    assert_eq!(r.state(), TcpState::Established);
-    r
-}
-
-/// A client data segment of `len` bytes at data offset `k`.
-fn dseg(k: u32, len: u32) -> Segment {
-    Segment { seq: C_ISS + 1 + k, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, len, ..Default::default() }
-}
-
-fn acks_of(v: &[Segment]) -> Vec<u32> {
-    v.iter().map(|s| s.ack.wrapping_sub(C_ISS + 1)).collect()
-}
-
-fn bsd_est(e: &Endpoint) -> crate::rto::BsdRto {
-    match e.rto_timer() {
-        RetransmitTimer::Bsd { est, .. } => *est,
-        _ => panic!("not bsd"),
-    }
-}
+use tcplab_tcp::config::{AckPolicy, EndpointConfig, TimerModel};
+use tcplab_tcp::rto::RetransmitTimer;
+use tcplab_tcp::*;
+use crate::link::*;
+use crate::script::*;
 
 // ------------------------------------------------------------------ registry, segments
 
@@ -783,143 +703,6 @@ fn trace_columns_relative_and_unwrapped() {
     assert_eq!(acks.last(), Some(&2000));
 }
 
-// ------------------------------------------------------------------ integrity over a lossy pipe
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
-
-struct Outcome {
-    a: Endpoint,
-    b: Endpoint,
-    end: Nanos,
-}
-
-/// Pipe parameters for [`run_link`].
-#[derive(Clone, Copy)]
-struct Link {
-    delay: Nanos,
-    rate: f64, // bytes/s
-    loss_fwd: f64,
-    loss_rev: f64,
-}
-
-/// Two endpoints joined by a FIFO pipe: 1 MB/s each way, 20 ms delay, random loss `loss`
-/// (independently per segment, both directions, control segments included), no reordering.
-/// Each host has its own BSD tick phase. `a` sends `bytes` and closes.
-fn run_pair(a_cfg: EndpointConfig, b_cfg: EndpointConfig, bytes: u64, loss: f64, seed: u64, read_rate: Option<f64>) -> Outcome {
-    let link = Link { delay: 20 * MS, rate: 1.0e6, loss_fwd: loss, loss_rev: loss };
-    run_link(a_cfg, b_cfg, bytes, None, link, seed, read_rate)
-}
-
-/// General form: `close_at` = close an unlimited writer at that time (timed transfer).
-fn run_link(a_cfg: EndpointConfig, b_cfg: EndpointConfig, bytes: u64, close_at: Option<Nanos>, link: Link, seed: u64, read_rate: Option<f64>) -> Outcome {
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let mut a = Endpoint::new(a_cfg, 0xFFFF_F000);
-    let mut b = Endpoint::new(b_cfg, 0x1234_5678);
-    b.listen();
-    b.set_read_rate(read_rate);
-    a.connect(0);
-    a.app_write(bytes);
-    if close_at.is_none() {
-        a.app_close();
-    }
-    let mut q: [std::collections::VecDeque<(Nanos, Segment)>; 2] = Default::default();
-    let mut link_free = [0u64; 2];
-    let mut slow = [137 * MS, 311 * MS];
-    let mut fast = [37 * MS, 91 * MS];
-    let mut now = 0;
-    let limit = 3000 * SEC;
-    let mut steps = 0u64;
-    let mut closed_app = close_at.is_none();
-    loop {
-        if !closed_app && close_at.is_some_and(|c| now >= c) {
-            a.app_close();
-            closed_app = true;
-        }
-        // Transmit everything both sides have.
-        for side in 0..2 {
-            let ep = if side == 0 { &mut a } else { &mut b };
-            let loss = if side == 0 { link.loss_fwd } else { link.loss_rev };
-            while let Some(s) = ep.poll_transmit(now) {
-                let tx = (s.wire_bytes() as f64 / link.rate * 1e9) as u64;
-                link_free[side] = link_free[side].max(now) + tx;
-                if !rng.chance(loss) {
-                    q[side].push_back((link_free[side] + link.delay, s));
-                }
-            }
-        }
-        if a.is_closed() && b.is_closed() {
-            break;
-        }
-        let mut next = u64::MAX;
-        for side in 0..2 {
-            if let Some(&(t, _)) = q[side].front() {
-                next = next.min(t);
-            }
-            next = next.min(slow[side]).min(fast[side]);
-        }
-        for t in [a.next_timer(), b.next_timer()].into_iter().flatten() {
-            next = next.min(t);
-        }
-        if let (false, Some(c)) = (closed_app, close_at) {
-            next = next.min(c);
-        }
-        assert!(next >= now, "time went backwards");
-        now = next;
-        assert!(now < limit, "transfer did not terminate: a {:?} b {:?} acked {} rcvd {}", a.state(), b.state(), a.stats().bytes_acked, b.bytes_received());
-        steps += 1;
-        assert!(steps < 50_000_000);
-        for side in 0..2 {
-            let (src, dst) = if side == 0 { (&mut q[0], &mut b) } else { (&mut q[1], &mut a) };
-            while let Some(&(t, s)) = src.front() {
-                if t > now {
-                    break;
-                }
-                src.pop_front();
-                dst.on_segment(now, &s);
-            }
-        }
-        for (side, ep) in [(0usize, &mut a), (1, &mut b)] {
-            if slow[side] <= now {
-                ep.on_slow_tick(now);
-                slow[side] += 500 * MS;
-            }
-            if fast[side] <= now {
-                ep.on_fast_tick(now);
-                fast[side] += 200 * MS;
-            }
-            if ep.next_timer().is_some_and(|t| t <= now) {
-                ep.on_timer(now);
-            }
-        }
-    }
-    Outcome { a, b, end: now }
-}
-
-fn check_integrity(o: &Outcome, bytes: u64, what: &str) {
-    assert_eq!(o.b.bytes_received(), bytes, "{what}: receiver byte count");
-    assert_eq!(o.b.stats().bytes_delivered_to_app, bytes, "{what}: delivered");
-    assert_eq!(o.a.stats().bytes_acked, bytes, "{what}: acked");
-    assert!(o.b.peer_closed(), "{what}: FIN seen");
-    assert!(!o.a.stats().aborted, "{what}: sender aborted");
-    assert!(o.a.is_closed() && o.b.is_closed(), "{what}");
-    // Sequence accounting: every first-transmitted byte is counted once.
-    assert_eq!(o.a.stats().bytes_sent, bytes, "{what}: bytes sent once");
-}
-
 #[test]
 fn integrity_every_variant_and_ack_policy_over_loss() {
     let policies = [AckPolicy::EveryPacket, AckPolicy::BsdDelayed, AckPolicy::TahoeReceiver, AckPolicy::Lbl];
@@ -986,7 +769,7 @@ fn lossless_reno_transfer_is_window_limited_and_deterministic() {
 /// to bind. `reno-fine` = Reno recovery with the RFC 6298 timer (200 ms minimum RTO).
 ///
 /// The bound is derived, not fitted: the flow is held to Padhye et al.'s full model
-/// ([`crate::model::pftk_pkts_per_s`]) with the timeout share Q measured in the run (coarse
+/// ([`tcplab_tcp::model::pftk_pkts_per_s`]) with the timeout share Q measured in the run (coarse
 /// timeouts / loss indications) and T0 the run's own RTO, within three standard errors of a
 /// renewal count — each loss indication starts a cycle whose packet count is roughly geometric
 /// (coefficient of variation ≈ 1), so the throughput over n cycles has a relative standard error
@@ -994,7 +777,7 @@ fn lossless_reno_transfer_is_window_limited_and_deterministic() {
 /// flow saw few timeouts (Q < 5 %).
 #[test]
 fn mathis_law() {
-    use crate::model::{mathis_pkts_per_s, pftk_pkts_per_s};
+    use tcplab_tcp::model::{mathis_pkts_per_s, pftk_pkts_per_s};
     let mut results = Vec::new();
     for variant in ["reno", "reno-fine", "newreno"] {
         for p in [0.005, 0.01, 0.02] {
@@ -1113,9 +896,6 @@ fn slow_start_restart_after_idle_fine() {
     assert_eq!(out, vec![(3000, 1000)]);
 }
 
-#[path = "tests_sack_ecn.rs"]
-mod sack_ecn;
-
 /// ns-2's agent timer (seed 004's simulator) on a scripted exchange: the handshake's 100 ms
 /// sample is one 100 ms tick (RTO 0.3 s, floored to minrto_ 1 s); the timer is a deadline from
 /// the send, not a tick countdown; the floor applies after the backoff (1 s, 1 s, 1.2 s, 2.4 s),
@@ -1140,9 +920,6 @@ fn ns2_timer_deadlines_and_floor_after_backoff() {
     assert_eq!(fired, vec![1150 * MS, 2150 * MS, 3350 * MS]);
     assert_eq!(e.next_timer(), Some(3350 * MS + 2400 * MS));
 }
-
-#[path = "tests_scalable.rs"]
-mod scalable;
 
 /// The registry builds what each name promises: `vegas-star` is Vegas with the experimental slow
 /// start of seed 000 §4.4 (Vegas*), `vegas` is not; every other Vegas parameter is the default.

@@ -4,18 +4,19 @@
 //! the retransmission timers, the recovery modules and the scoreboard — so that a planted
 //! off-by-one, a flipped comparison or a dropped statement in them fails a test.
 
-use crate::cc::{CcWindow, RenoCc};
-use crate::config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel};
-use crate::ecn::EcnState;
-use crate::recovery::scoreboard::Scoreboard;
-use crate::recovery::{
+use tcplab_tcp::cc::{CcWindow, RenoCc};
+use tcplab_tcp::config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel};
+use tcplab_tcp::ecn::EcnState;
+use tcplab_tcp::recovery::scoreboard::Scoreboard;
+use tcplab_tcp::recovery::{
     DeflateTest, LossRecovery, NewRenoRecovery, RecoveryCtx, RecoveryOutcome, RenoRecovery, Sack1Recovery, SackSend,
     SendGate, TahoeRecovery,
 };
-use crate::rto::{BsdRto, RetransmitTimer, SLOW_TICK};
-use crate::sack::SackReceiver;
-use crate::sendlog::SendLog;
-use crate::{Flags, SackBlocks, Segment, MS, SEC};
+use tcplab_tcp::rto::{BsdRto, RetransmitTimer, SLOW_TICK};
+use tcplab_tcp::sack::SackReceiver;
+use tcplab_tcp::sendlog::SendLog;
+use tcplab_tcp::testing::SendLogHooks;
+use tcplab_tcp::{Flags, SackBlocks, Segment, MS, SEC};
 
 // ------------------------------------------------------------------ SACK receiver (RFC 2018 §4)
 
@@ -149,10 +150,10 @@ fn seq_len_counts_syn_and_fin() {
 fn send_log_appends_marks_retransmissions_and_straddles_the_tail() {
     let mut log = SendLog::default();
     assert!(log.is_empty() && log.oldest().is_none());
-    log.on_send(10, 1, 1001);
-    log.on_send(20, 1001, 2001);
-    log.on_send(30, 2001, 3001);
-    log.on_send(31, 2001, 2001); // empty: ignored
+    log.record_send(10, 1, 1001);
+    log.record_send(20, 1001, 2001);
+    log.record_send(30, 2001, 3001);
+    log.record_send(31, 2001, 2001); // empty: ignored
     assert_eq!(log.len(), 3);
     assert!(!log.is_empty());
     assert_eq!(log.oldest().map(|r| (r.seq, r.end, r.sent_at)), Some((1, 1001, 10)));
@@ -163,16 +164,16 @@ fn send_log_appends_marks_retransmissions_and_straddles_the_tail() {
     assert_eq!(log.find(3000).map(|r| r.seq), Some(2001));
     assert_eq!(log.find(3001), None);
     // Retransmit [1001, 2001): only that record is marked.
-    log.on_send(40, 1001, 2001);
+    log.record_send(40, 1001, 2001);
     let recs: Vec<_> = log.iter().map(|r| (r.seq, r.sent_at, r.first_sent_at, r.retransmits)).collect();
     assert_eq!(recs, vec![(1, 10, 10, 0), (1001, 40, 20, 1), (2001, 30, 30, 0)]);
     // Twice more, spanning two records: counts grow by one each time.
-    log.on_send(50, 1001, 3001);
-    log.on_send(55, 1001, 1500);
+    log.record_send(50, 1001, 3001);
+    log.record_send(55, 1001, 1500);
     let recs: Vec<_> = log.iter().map(|r| (r.seq, r.sent_at, r.retransmits)).collect();
     assert_eq!(recs, vec![(1, 10, 0), (1001, 55, 3), (2001, 50, 1)]);
     // A retransmission that runs past the old tail: the new part is a fresh record.
-    log.on_send(60, 2001, 4001);
+    log.record_send(60, 2001, 4001);
     let recs: Vec<_> = log.iter().map(|r| (r.seq, r.end, r.sent_at, r.retransmits)).collect();
     assert_eq!(recs, vec![(1, 1001, 10, 0), (1001, 2001, 55, 3), (2001, 3001, 60, 2), (3001, 4001, 60, 0)]);
 }
@@ -180,18 +181,18 @@ fn send_log_appends_marks_retransmissions_and_straddles_the_tail() {
 #[test]
 fn send_log_ack_gives_the_newest_clean_rtt() {
     let mut log = SendLog::default();
-    log.on_send(100, 1, 1001);
-    log.on_send(200, 1001, 2001);
-    log.on_send(300, 2001, 3001);
+    log.record_send(100, 1, 1001);
+    log.record_send(200, 1001, 2001);
+    log.record_send(300, 2001, 3001);
     // Below the first record's end: nothing dropped, no sample.
-    assert_eq!(log.ack(400, 1000), None);
+    assert_eq!(log.record_ack(400, 1000), None);
     assert_eq!(log.len(), 3);
     // Covers two records: the newest one's RTT (600 − 200).
-    assert_eq!(log.ack(600, 2001), Some(400));
+    assert_eq!(log.record_ack(600, 2001), Some(400));
     assert_eq!(log.len(), 1);
     // Karn: the newest acknowledged record was retransmitted, so no sample.
-    log.on_send(700, 2001, 3001);
-    assert_eq!(log.ack(900, 3001), None);
+    log.record_send(700, 2001, 3001);
+    assert_eq!(log.record_ack(900, 3001), None);
     assert!(log.is_empty());
 }
 
@@ -316,7 +317,7 @@ fn every_variant_composes_its_seams() {
     for n in 0..=6u32 {
         let name = format!("lite.{n}");
         let c = EndpointConfig::for_variant(&name).unwrap();
-        let (fixes, ts, eighth, every) = crate::lite::level(n);
+        let (fixes, ts, eighth, every) = tcplab_tcp::lite::level(n);
         assert_eq!(c.lite, Some(fixes), "{name}");
         assert_eq!(c.timestamps, ts, "{name}");
         assert_eq!(c.variant.cc, CcKind::Reno { extra_eighth: eighth, halve_flight: false }, "{name}");
@@ -324,7 +325,7 @@ fn every_variant_composes_its_seams() {
         assert_eq!((c.variant.recovery, c.timer_model), (RecoveryKind::Reno, TimerModel::Bsd), "{name}");
     }
     assert_eq!(EndpointConfig::for_variant("lite").unwrap().lite, EndpointConfig::for_variant("lite.0").unwrap().lite);
-    for name in crate::config::KNOWN_VARIANTS {
+    for name in tcplab_tcp::config::KNOWN_VARIANTS {
         assert!(EndpointConfig::for_variant(name).is_ok(), "{name}");
     }
 }
@@ -433,7 +434,7 @@ fn bsd_timer_counts_down_slow_ticks_and_times_one_segment() {
     assert_eq!(t.deadline(), None);
     assert_eq!(t.rto_ns(), 12 * SLOW_TICK);
     assert_eq!(SLOW_TICK, 500 * MS);
-    assert_eq!(crate::rto::FAST_TICK, 200 * MS);
+    assert_eq!(tcplab_tcp::rto::FAST_TICK, 200 * MS);
     t.arm(0);
     assert!(t.running());
     t.start_timing(0, 1);
@@ -599,7 +600,7 @@ fn rescaled_estimator_steps() {
 
 #[test]
 fn ns2_timeout_is_at_least_two_ticks() {
-    use crate::rto::Ns2Rto;
+    use tcplab_tcp::rto::Ns2Rto;
     // With no minimum RTO the floor is ns-2's two ticks (`rtt_timeout`: `if (timeout < 2 * tcpTick_)`).
     let mut e = Ns2Rto::new(100 * MS, 0, 6 * SEC, 64 * SEC);
     e.rtxcur = 50 * MS;
@@ -695,7 +696,7 @@ fn reno_deflation_tests_of_bsd_and_its_fix() {
     rig.w.cwnd = 1500;
     r.on_ack(&mut rig.ctx(1, 4001, 3, &[]), 4001);
     assert_eq!(rig.w.cwnd, 1500);
-    let lite = crate::recovery::lite(&crate::lite::LiteFixes { dupack_ge: true, ..Default::default() });
+    let lite = tcplab_tcp::recovery::lite(&tcplab_tcp::lite::LiteFixes { dupack_ge: true, ..Default::default() });
     assert_eq!(lite.name(), "reno");
 }
 
@@ -818,7 +819,7 @@ fn sack1_pipe_accounting() {
 
 #[test]
 fn rfc6675_is_lost_pipe_and_next_seg() {
-    use crate::recovery::Rfc6675Recovery;
+    use tcplab_tcp::recovery::Rfc6675Recovery;
     let mut rig = Rig::new(10_000);
     let mut r = Rfc6675Recovery::default();
     assert_eq!(r.name(), "sack-rfc6675");
@@ -880,7 +881,7 @@ fn rfc6675_is_lost_pipe_and_next_seg() {
 fn congestion_controls_are_named() {
     for (name, cc) in [("reno", "reno"), ("newreno", "reno"), ("scalable-ecn", "scalable"), ("vegas", "vegas")] {
         let c = EndpointConfig::for_variant(name).unwrap();
-        assert_eq!(crate::cc::build(c.variant.cc, 0).name(), cc, "{name}");
+        assert_eq!(tcplab_tcp::cc::build(c.variant.cc, 0).name(), cc, "{name}");
     }
 }
 
@@ -935,7 +936,7 @@ fn scoreboard_ranges() {
 
 #[test]
 fn header_prediction_needs_every_condition() {
-    use crate::lite::{predicts_pure_ack, PredictionInput};
+    use tcplab_tcp::lite::{predicts_pure_ack, PredictionInput};
     let base = PredictionInput {
         established: true,
         only_ack_flag: true,
@@ -981,16 +982,16 @@ fn header_prediction_needs_every_condition() {
 
 // ------------------------------------------------------------------ scalable TCP's real window
 
-fn scalable_ack(now: crate::Nanos) -> crate::cc::AckSample {
-    crate::cc::AckSample { now, bytes_acked: 1000, rtt: None, fine_rtt: Some(100 * MS), in_slow_start: false, snd_una: 0, snd_nxt: 0, flight: 0, ece: false }
+fn scalable_ack(now: tcplab_tcp::Nanos) -> tcplab_tcp::cc::AckSample {
+    tcplab_tcp::cc::AckSample { now, bytes_acked: 1000, rtt: None, fine_rtt: Some(100 * MS), in_slow_start: false, snd_una: 0, snd_nxt: 0, flight: 0, ece: false }
 }
 
 #[test]
 fn scalable_adopts_a_window_set_by_recovery_at_once() {
-    use crate::cc::{CongestionControl, ScalableCc, SenderView};
+    use tcplab_tcp::cc::{CongestionControl, ScalableCc, SenderView};
     let log = SendLog::default();
     let view = SenderView { now: 0, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 1 << 30, mss: 1000, dupacks: 0, fine_srtt: None, in_recovery: false, send_log: &log };
-    let mut cc = ScalableCc::new(crate::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 0, b_cap: 0.1 }, 1);
+    let mut cc = ScalableCc::new(tcplab_tcp::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 0, b_cap: 0.1 }, 1);
     let mut w = CcWindow { cwnd: 1000, ssthresh: 65535, mss: 1000, max_cwnd: 1 << 30 };
     for _ in 0..40 {
         cc.on_ack(&mut w, &scalable_ack(0), &view, None);
@@ -1007,10 +1008,10 @@ fn scalable_adopts_a_window_set_by_recovery_at_once() {
 
 #[test]
 fn scalable_rereads_its_window_in_segments_of_a_new_mss() {
-    use crate::cc::{CongestionControl, ScalableCc, SenderView};
+    use tcplab_tcp::cc::{CongestionControl, ScalableCc, SenderView};
     let log = SendLog::default();
     let view = SenderView { now: 0, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 1 << 30, mss: 1000, dupacks: 0, fine_srtt: None, in_recovery: false, send_log: &log };
-    let mut cc = ScalableCc::new(crate::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 0, b_cap: 0.1 }, 1);
+    let mut cc = ScalableCc::new(tcplab_tcp::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 0, b_cap: 0.1 }, 1);
     let mut w = CcWindow { cwnd: 2000, ssthresh: 65535, mss: 1000, max_cwnd: 1 << 30 };
     cc.on_ack(&mut w, &scalable_ack(0), &view, None);
     assert!((cc.cwnd - 2.125).abs() < 1e-12);
@@ -1027,7 +1028,7 @@ fn scalable_rereads_its_window_in_segments_of_a_new_mss() {
 #[test]
 fn splitmix64_gives_the_reference_sequence() {
     // Vigna's splitmix64.c from state 0 (the pacing factor's generator, cc/scalable.rs).
-    let mut g = crate::cc::scalable::SplitMix64::new(0);
+    let mut g = tcplab_tcp::cc::scalable::SplitMix64::new(0);
     assert_eq!([g.next_u64(), g.next_u64(), g.next_u64()], [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]);
 }
 
@@ -1037,10 +1038,10 @@ fn splitmix64_gives_the_reference_sequence() {
 // scripted peer's ISS is `S_ISS`; data byte k has wire sequence `C_ISS + 1 + k`.
 
 mod endpoint {
-    use crate::config::EndpointConfig;
-    use crate::*;
+    use tcplab_tcp::config::EndpointConfig;
+    use tcplab_tcp::*;
     // The scripted-exchange helpers and constants of `tests.rs`, shared.
-    use crate::tests::{ack, data, drain, open_sender, C_ISS, S_ISS, SYNACK};
+    use crate::script::{ack, data, drain, open_sender, C_ISS, S_ISS, SYNACK};
 
     fn cfg(variant: &str) -> EndpointConfig {
         let mut c = EndpointConfig::for_variant(variant).unwrap();
@@ -1183,9 +1184,9 @@ mod endpoint {
 
     // -------------------------------------------------------------- the seams' contracts
 
-    use crate::cc::{AckSample, CcWindow, CongestionControl, SenderView};
-    use crate::recovery::{LossRecovery, RecoveryCtx, RecoveryOutcome};
-    use crate::trace::CamTrace;
+    use tcplab_tcp::cc::{AckSample, CcWindow, CongestionControl, SenderView};
+    use tcplab_tcp::recovery::{LossRecovery, RecoveryCtx, RecoveryOutcome};
+    use tcplab_tcp::CamTrace;
     use std::sync::{Arc, Mutex};
 
     /// A congestion control that records every `AckSample` and opens the window by one MSS.
@@ -1222,7 +1223,7 @@ mod endpoint {
         let rec = Recorder::default();
         let samples = rec.samples.clone();
         let c = cfg("reno");
-        let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), crate::recovery::build(crate::config::RecoveryKind::Reno));
+        let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), tcplab_tcp::recovery::build(tcplab_tcp::config::RecoveryKind::Reno));
         let mut e = open_with(e, synack());
         e.app_write(5000);
         assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
@@ -1242,7 +1243,7 @@ mod endpoint {
         assert_eq!(e.cwnd(), 3000);
     }
 
-    use crate::rto::SLOW_TICK;
+    use tcplab_tcp::rto::SLOW_TICK;
 
     #[test]
     fn timestamp_rtt_samples_in_both_timer_models() {
@@ -1252,7 +1253,7 @@ mod endpoint {
             let mut c = cfg(variant);
             c.timestamps = true;
             let kind = c.variant.recovery;
-            let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), crate::recovery::build(kind));
+            let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), tcplab_tcp::recovery::build(kind));
             let mut e = open_with(e, Segment { ts: Some((77, 0)), ..synack() });
             e.app_write(1000);
             let out = drain(&mut e, 100 * MS);
@@ -1295,7 +1296,7 @@ mod endpoint {
     #[test]
     fn a_timer_restart_without_retransmission_rearms_only_with_data_outstanding() {
         let c = cfg("newreno"); // fine timer: the deadline is visible
-        let cc = crate::cc::build(c.variant.cc, 0);
+        let cc = tcplab_tcp::cc::build(c.variant.cc, 0);
         let e = Endpoint::with_parts(c, C_ISS, cc, Box::new(RestartOnly));
         let mut e = open_with(e, synack());
         e.app_write(2000);
@@ -1526,7 +1527,7 @@ mod endpoint {
     fn karn_case(variant: &str) {
         let mut c = cfg(variant);
         c.initial_window_segments = 3;
-        let cc = crate::cc::build(c.variant.cc, 0);
+        let cc = tcplab_tcp::cc::build(c.variant.cc, 0);
         let mut e = open_with(Endpoint::with_parts(c, C_ISS, cc, Box::new(RetransmitOnDup)), synack());
         e.app_write(20_000);
         assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
@@ -1716,7 +1717,7 @@ mod endpoint {
         assert_eq!(echo_of(230 * MS, Segment { ts: Some((400, 0)), ..dseg(988, 988) }), 400);
     }
 
-    use crate::cc::CcVerdict;
+    use tcplab_tcp::cc::CcVerdict;
 
     /// A congestion control that asks for snd_una to be retransmitted on the first duplicate
     /// ACK (what Vegas does when the oldest segment's fine timer has run out).
@@ -1741,7 +1742,7 @@ mod endpoint {
         let mut c = cfg("reno");
         c.initial_window_segments = 3;
         let kind = c.variant.recovery;
-        let e = Endpoint::with_parts(c, C_ISS, Box::new(RetransmitOnFirstDup), crate::recovery::build(kind));
+        let e = Endpoint::with_parts(c, C_ISS, Box::new(RetransmitOnFirstDup), tcplab_tcp::recovery::build(kind));
         let mut e = open_with(e, synack());
         e.app_write(3000);
         assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
@@ -1766,7 +1767,7 @@ mod endpoint {
         let mut c = cfg("reno");
         c.initial_window_segments = 3;
         let kind = c.variant.recovery;
-        let e = Endpoint::with_parts(c, C_ISS, Box::new(RetransmitOnFirstDup), crate::recovery::build(kind));
+        let e = Endpoint::with_parts(c, C_ISS, Box::new(RetransmitOnFirstDup), tcplab_tcp::recovery::build(kind));
         let mut e = open_with(e, synack());
         e.app_write(3000);
         assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
@@ -1901,7 +1902,7 @@ mod endpoint {
         let mut c = cfg("reno");
         c.recv_buffer = 200_000;
         c.window_scaling = false;
-        c.ack_policy = crate::config::AckPolicy::BsdDelayed;
+        c.ack_policy = tcplab_tcp::config::AckPolicy::BsdDelayed;
         let mut r = Endpoint::new(c, S_ISS);
         r.set_read_rate(Some(1.0)); // one byte per second: no read changes the window here
         r.listen();
@@ -1940,7 +1941,7 @@ mod endpoint {
         e.app_write(1000);
         assert_eq!(data(&drain(&mut e, 1100 * MS)), vec![(0, 1000)]);
         e.on_slow_tick(1500 * MS);
-        assert_eq!(e.take_trace().rows_of(crate::TraceKind::SlowTick).count(), 1, "only the tick with segment 0 out");
+        assert_eq!(e.take_trace().rows_of(tcplab_tcp::TraceKind::SlowTick).count(), 1, "only the tick with segment 0 out");
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! echo, paced fractional windows, loss fallback with byte-stream integrity. Uses the helpers of
 //! `tests.rs`.
 
-use super::*;
+use tcplab_tcp::config::{AckPolicy, EndpointConfig};
+use tcplab_tcp::*;
+use crate::link::*;
+use crate::script::*;
 
 const ECE_CWR: Flags = Flags(Flags::ECE.0 | Flags::CWR.0);
 
@@ -18,7 +21,7 @@ fn registry_scalable_defaults_and_params() {
     let c = EndpointConfig::for_variant("scalable-ecn").unwrap();
     assert!(c.ecn && c.ecn_per_segment && c.timestamps);
     assert_eq!(c.ack_policy, AckPolicy::EveryPacket, "no delayed ACKs (seed 003 fn. 14)");
-    assert_eq!(c.variant.cc, CcKind::Scalable(crate::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 3, b_cap: 0.1 }));
+    assert_eq!(c.variant.cc, CcKind::Scalable(tcplab_tcp::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 3, b_cap: 0.1 }));
     let mut c2 = c.clone();
     c2.set_param("base_b", 0.01).unwrap();
     c2.set_param("ssgrace", 0.0).unwrap();

@@ -1,7 +1,8 @@
 //! Scripted SACK (RFC 2018 / RFC 2883 / Fall & Floyd 1996 / RFC 6675) and ECN (RFC 3168)
 //! exchanges. Uses the conventions and helpers of `tests.rs` (MSS 1000, client ISS `C_ISS`).
 
-use super::*;
+use tcplab_tcp::*;
+use crate::script::*;
 
 const ECE_CWR: Flags = Flags(Flags::ECE.0 | Flags::CWR.0);
 
@@ -260,7 +261,7 @@ fn ecn_sender_halves_once_per_window_and_sets_cwr() {
     let before = e.cwnd();
     e.on_segment(t + 100 * MS, &ece_ack(11_000));
     assert_eq!(e.stats().ecn_reactions, 2);
-    assert_eq!(e.cwnd(), crate::cc::bsd_halve(before, 1000));
+    assert_eq!(e.cwnd(), tcplab_tcp::cc::bsd_halve(before, 1000));
     assert_eq!(e.stats().retransmitted_segments, 0, "no loss, no retransmission");
     assert_eq!(e.stats().coarse_timeouts + e.stats().fast_retransmits, 0);
     assert_eq!(e.take_trace().rows_of(TraceKind::EcnReduce).count(), 2);
