@@ -88,3 +88,148 @@ pub(crate) fn bsd_est(e: &Endpoint) -> tcplab_tcp::rto::BsdRto {
     }
 }
 
+
+/// A packet script against one endpoint, smoltcp style (`recv!`, `send!`, `recv_nothing!` at
+/// `time N`): set the clock with [`Script::at`] (milliseconds), feed segments or timers, and
+/// state exactly what the endpoint sends at that instant.
+///
+/// ```ignore
+/// let mut s = Script::sender(cfg("reno"), 65535); // handshake done at 100 ms
+/// s.write(100_000).expect_send(&[(0, 1000)]);
+/// s.at(200).recv(ack(1000, 65535)).expect_cwnd(2000).expect_send(&[(1000, 1000), (2000, 1000)]);
+/// s.at(201).dupack(1000).expect_nothing();
+/// ```
+///
+/// Every expectation drains what the endpoint has to send *now*; a failure points at the script
+/// line (`#[track_caller]`) and names the script time.
+pub(crate) struct Script {
+    pub(crate) e: Endpoint,
+    pub(crate) now: Nanos,
+}
+
+impl Script {
+    /// The client of [`open_sender`], established at 100 ms, peer window `peer_wnd`.
+    #[track_caller]
+    pub(crate) fn sender(c: EndpointConfig, peer_wnd: u32) -> Script {
+        Script { e: open_sender(c, peer_wnd), now: 100 * MS }
+    }
+
+    /// The server of [`open_receiver`], established at 100 ms.
+    #[track_caller]
+    pub(crate) fn receiver(c: EndpointConfig) -> Script {
+        Script { e: open_receiver(c), now: 100 * MS }
+    }
+
+    /// Move the clock to `ms` milliseconds (never backwards).
+    #[track_caller]
+    pub(crate) fn at(&mut self, ms: u64) -> &mut Self {
+        self.at_ns(ms * MS)
+    }
+
+    /// Move the clock to `t` nanoseconds (never backwards).
+    #[track_caller]
+    pub(crate) fn at_ns(&mut self, t: Nanos) -> &mut Self {
+        assert!(t >= self.now, "script time goes back: {t} < {}", self.now);
+        self.now = t;
+        self
+    }
+
+    /// The application writes `bytes`.
+    pub(crate) fn write(&mut self, bytes: u64) -> &mut Self {
+        self.e.app_write(bytes);
+        self
+    }
+
+    /// A segment arrives now.
+    pub(crate) fn recv(&mut self, seg: Segment) -> &mut Self {
+        self.e.on_segment(self.now, &seg);
+        self
+    }
+
+    /// The peer acknowledges `k` data bytes (window 65535); repeated, a duplicate ACK.
+    pub(crate) fn ack(&mut self, k: u32) -> &mut Self {
+        self.recv(ack(k, 65535))
+    }
+
+    /// `n` duplicate ACKs for `k` arrive 1 ms apart from now (the clock ends on the last), each
+    /// answered by nothing.
+    #[track_caller]
+    pub(crate) fn dupacks_silent(&mut self, k: u32, n: u64) -> &mut Self {
+        let t0 = self.now;
+        for i in 0..n {
+            self.at_ns(t0 + i * MS).ack(k).expect_nothing();
+        }
+        self
+    }
+
+    /// The endpoint's next fine-grained deadline is `ms`; move the clock there and fire it.
+    #[track_caller]
+    pub(crate) fn timer_at(&mut self, ms: u64) -> &mut Self {
+        assert_eq!(self.e.next_timer(), Some(ms * MS), "next timer at script time {} ms", self.now / MS);
+        self.at(ms);
+        self.e.on_timer(self.now);
+        self
+    }
+
+    /// A BSD 200 ms fast tick now (delayed ACKs).
+    pub(crate) fn fast_tick(&mut self) -> &mut Self {
+        self.e.on_fast_tick(self.now);
+        self
+    }
+
+    /// A BSD 500 ms slow tick now.
+    pub(crate) fn slow_tick(&mut self) -> &mut Self {
+        self.e.on_slow_tick(self.now);
+        self
+    }
+
+    /// Exactly these data segments (relative seq, len) leave now (pure ACKs not counted).
+    #[track_caller]
+    pub(crate) fn expect_send(&mut self, expected: &[(u32, u32)]) -> &mut Self {
+        let out = drain(&mut self.e, self.now);
+        assert_eq!(data(&out), expected, "data sent at {} ms", self.now / MS);
+        self
+    }
+
+    /// Exactly these ACK numbers (relative to the client's data) leave now.
+    #[track_caller]
+    pub(crate) fn expect_acks(&mut self, expected: &[u32]) -> &mut Self {
+        let out = drain(&mut self.e, self.now);
+        assert_eq!(acks_of(&out), expected, "ACKs sent at {} ms", self.now / MS);
+        self
+    }
+
+    /// Nothing at all leaves now.
+    #[track_caller]
+    pub(crate) fn expect_nothing(&mut self) -> &mut Self {
+        let out = drain(&mut self.e, self.now);
+        assert!(out.is_empty(), "expected nothing at {} ms, sent {out:?}", self.now / MS);
+        self
+    }
+
+    #[track_caller]
+    pub(crate) fn expect_cwnd(&mut self, cwnd: u32) -> &mut Self {
+        assert_eq!(self.e.cwnd(), cwnd, "cwnd at {} ms", self.now / MS);
+        self
+    }
+
+    /// (ssthresh, cwnd) now.
+    #[track_caller]
+    pub(crate) fn expect_window(&mut self, ssthresh: u32, cwnd: u32) -> &mut Self {
+        assert_eq!((self.e.ssthresh(), self.e.cwnd()), (ssthresh, cwnd), "(ssthresh, cwnd) at {} ms", self.now / MS);
+        self
+    }
+
+    #[track_caller]
+    pub(crate) fn expect_recovery(&mut self, in_recovery: bool) -> &mut Self {
+        assert_eq!(self.e.in_recovery(), in_recovery, "in recovery at {} ms", self.now / MS);
+        self
+    }
+
+    /// Any other check on the endpoint at this point of the script.
+    #[track_caller]
+    pub(crate) fn check(&mut self, f: impl FnOnce(&Endpoint)) -> &mut Self {
+        f(&self.e);
+        self
+    }
+}
