@@ -809,10 +809,12 @@ fn sack1_pipe_accounting() {
     assert!(!s.in_recovery());
     assert_eq!(s.pipe_bytes(), None);
     assert!(s.sb.is_empty());
-    // recover guard and timeout.
-    assert_eq!(s.on_dupack(&mut rig.ctx(8001, 9001, 3, &[(8501, 9001)])), RecoveryOutcome::default());
+    // A normal exit forgets recover (ns-2 `recover_ = 0`): three duplicate ACKs at exactly the
+    // old recover enter recovery again (issue 31 item 1).
+    assert!(s.on_dupack(&mut rig.ctx(8001, 9001, 3, &[(8501, 9001)])).entered);
+    // A timeout leaves recovery and keeps recover = snd_max as the guard.
     s.on_timeout(&mut rig.ctx(8001, 12_001, 0, &[]));
-    assert!(s.sb.is_empty());
+    assert!(s.sb.is_empty() && !s.in_recovery());
     assert_eq!(s.on_dupack(&mut rig.ctx(12_001, 13_001, 3, &[])), RecoveryOutcome::default(), "recover = 12001 after the timeout");
     assert!(s.on_dupack(&mut rig.ctx(12_002, 13_001, 3, &[])).entered);
 }
