@@ -63,7 +63,7 @@ pub struct AckSample {
     pub snd_nxt: u64,
     /// Bytes in flight after this ACK (snd_nxt − snd_una).
     pub flight: u32,
-    /// ECN echo flag on the ACK.
+    /// ECN echo flag on the ACK; always false when ECN was not negotiated (RFC 3168 §6.1.1).
     pub ece: bool,
 }
 

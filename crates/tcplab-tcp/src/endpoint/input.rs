@@ -171,8 +171,16 @@ impl Endpoint {
         }
         self.take_sack_blocks(now, seg, ack);
         let mut ecn_reduced = false;
-        if seg.flags.contains(Flags::ECE) && ack >= self.snd_una {
-            ecn_reduced = self.on_ecn_echo(now, ack);
+        if seg.flags.contains(Flags::ECE) {
+            if !self.ecn.ok {
+                // RFC 3168 §6.1.1: ECN was not negotiated, so ECE means nothing here (an
+                // ECN-setup SYN-ACK is the handshake's business, not counted).
+                if !seg.flags.contains(Flags::SYN) {
+                    self.stats.ecn_ece_ignored += 1;
+                }
+            } else if ack >= self.snd_una {
+                ecn_reduced = self.on_ecn_echo(now, ack);
+            }
         }
         let old_wnd = self.snd_wnd;
         let old_una = self.snd_una;
@@ -454,7 +462,8 @@ impl Endpoint {
                 snd_una: self.snd_una.saturating_sub(1),
                 snd_nxt: self.snd_nxt.saturating_sub(1),
                 flight: (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32,
-                ece: seg.flags.contains(Flags::ECE),
+                // Only a negotiated echo reaches the CC (RFC 3168 §6.1.1).
+                ece: self.ecn.ok && seg.flags.contains(Flags::ECE),
             };
             let view = sender_view!(self, now, 0);
             let cam = self.trace.as_deref_mut().map(|t| &mut t.cam);

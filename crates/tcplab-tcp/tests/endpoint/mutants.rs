@@ -1224,9 +1224,14 @@ mod endpoint {
     fn ack_samples_given_to_congestion_control_are_exact() {
         let rec = Recorder::default();
         let samples = rec.samples.clone();
-        let c = cfg("reno");
+        // ECN negotiated with per-segment feedback (no RFC 3168 halving), so the ECE ACK below
+        // reaches the CC; without negotiation it must not (scalable::ece_without_negotiated_ecn_is_ignored).
+        let mut c = cfg("reno");
+        c.ecn = true;
+        c.ecn_per_segment = true;
         let e = Endpoint::with_parts(c, C_ISS, Box::new(rec), tcplab_tcp::recovery::build(tcplab_tcp::config::RecoveryKind::Reno));
-        let mut e = open_with(e, synack());
+        let mut e = open_with(e, Segment { flags: SYNACK | Flags::ECE, ..synack() });
+        assert!(e.ecn_ok());
         e.app_write(5000);
         assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
         e.on_segment(300 * MS, &ack(1000, 65535));
@@ -1241,7 +1246,7 @@ mod endpoint {
         let b = v[1];
         // One slow tick while segment 1 was timed: one tick (origin 0) = 500 ms.
         assert_eq!((b.now, b.bytes_acked, b.rtt, b.fine_rtt), (450 * MS, 1000, Some(SLOW_TICK), Some(150 * MS)));
-        assert_eq!((b.snd_una, b.snd_nxt, b.flight, b.ece), (2000, 3000, 1000, true), "the ACK's ECE bit, as received");
+        assert_eq!((b.snd_una, b.snd_nxt, b.flight, b.ece), (2000, 3000, 1000, true), "the ACK's ECE bit, as received (ECN negotiated)");
         assert_eq!(e.cwnd(), 3000);
     }
 
