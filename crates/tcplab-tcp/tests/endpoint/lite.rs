@@ -5,7 +5,7 @@
 //! Lite.0 and on the fixed version, and `each_fix_alone_changes_only_its_exchange` checks that
 //! switching one fix on changes exactly the transcripts of its own exchange.
 //!
-//! Conventions as in `tests.rs`: client ISS `C_ISS`, scripted peer ISS `S_ISS`, MSS 1000 bytes.
+//! Conventions as in `script.rs`: client ISS `C_ISS`, scripted peer ISS `S_ISS`, MSS 1000 bytes.
 //! The scripted peer offers no timestamps except in the ACK-frequency exchange, so the sender
 //! exchanges do not depend on the `timestamps` switch.
 

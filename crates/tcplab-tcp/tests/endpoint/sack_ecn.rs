@@ -1,5 +1,5 @@
 //! Scripted SACK (RFC 2018 / RFC 2883 / Fall & Floyd 1996 / RFC 6675) and ECN (RFC 3168)
-//! exchanges. Uses the conventions and helpers of `tests.rs` (MSS 1000, client ISS `C_ISS`).
+//! exchanges. Uses the conventions and helpers of `script.rs` (MSS 1000, client ISS `C_ISS`).
 
 use tcplab_tcp::*;
 use crate::script::*;

@@ -1,6 +1,6 @@
 //! Scripted exchanges for Kelly's scalable TCP (`scalable-ecn`, seed 003 §3.3): per-segment ECN
 //! echo, paced fractional windows, loss fallback with byte-stream integrity. Uses the helpers of
-//! `tests.rs`.
+//! `script.rs`.
 
 use tcplab_tcp::config::{AckPolicy, EndpointConfig};
 use tcplab_tcp::*;
