@@ -71,7 +71,7 @@ def test_table1_at_five_percent_loss_vegas_beats_sack_beats_reno():
     for v in u:
         assert one[v] > per_seed[v][0], v
     # README pins (seed 1), exact to the digits printed there.
-    pin([round(per_seed[v][0], 3) for v in ("reno", "sack", "vegas")], [0.166, 0.200, 0.213], "zhang table1 5 % utilization, seed 1")
+    pin([round(per_seed[v][0], 3) for v in ("reno", "sack", "vegas")], [0.166, 0.201, 0.213], "zhang table1 5 % utilization, seed 1")
     pin([round(one[v], 3) for v in ("reno", "sack", "vegas")], [0.403, 0.470, 0.439], "zhang table1 1 % utilization, seed 1")
 
 
