@@ -144,8 +144,8 @@ fuzz: setup
 	$(BIN)/python tests/fuzz_scenarios.py --seconds $(FUZZ_SECONDS)
 
 # Mutation testing (cargo-mutants; not part of `make test`). Each mutant of tcplab-tcp is built
-# and tested against tcplab-tcp's own tests (all in its lib: `--cargo-arg=--lib` skips only the
-# empty doctest pass) in the `mutants` profile (Cargo.toml: opt-level 1, incremental, no debuginfo;
+# and tested against tcplab-tcp's own tests (its lib's unit tests and the one integration binary
+# tests/endpoint/: `--lib --test=endpoint` skips only the empty doctest pass) in the `mutants` profile (Cargo.toml: opt-level 1, incremental, no debuginfo;
 # 12 s per mutant measured on this machine beside other jobs, build included; a release build of a
 # mutant alone takes 10-25 s). Each mutant of the engine/net modules of tcplab (engine/*.rs,
 # net/*.rs, sim.rs: 674 mutants) is built in the same profile and tested against tcplab's lib unit
@@ -159,7 +159,7 @@ fuzz: setup
 # (cargo-mutants' round-robin shard k of n: every n-th mutant of the list, ~40 min for n = 10 of
 # tcplab-tcp); the score is then printed with its sampling standard error. Narrow a run with
 # MUTANTS_TCP / MUTANTS_ENGINE, e.g.
-#   make mutants MUTANTS_TCP="-f crates/tcplab-tcp/src/cc/vegas.rs" MUTANTS_ENGINE=skip
+#   make mutants MUTANTS_TCP="-f 'crates/tcplab-tcp/src/cc/vegas/*.rs'" MUTANTS_ENGINE=skip
 # Results: runs/mutants/{tcp,engine-net}/mutants.out/; the score and the survivors are printed.
 # Measured 2026-11-24 (docs/mutation-testing.md): engine/net shard 0/20 (42 mutants, 40 min, --jobs 1 beside two
 # other helpers' jobs): 30 of 41 viable caught = 73.2 % (± 6.9 % standard error as a sample), before
@@ -175,7 +175,7 @@ mutants: setup
 	@command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
 	@mkdir -p runs/mutants
 	-@if [ "$(MUTANTS_TCP)" != skip ]; then \
-	  cargo mutants -p tcplab-tcp $(MUTANTS_TCP) $(MUTANTS_SHARD_OPTS) $(MUTANTS_OPTS) --profile mutants --cargo-arg=--lib -o runs/mutants/tcp; \
+	  cargo mutants -p tcplab-tcp $(MUTANTS_TCP) $(MUTANTS_SHARD_OPTS) $(MUTANTS_OPTS) --profile mutants --cargo-arg=--lib --cargo-arg=--test=endpoint -o runs/mutants/tcp; \
 	fi
 	-@if [ "$(MUTANTS_ENGINE)" != skip ]; then \
 	  cargo mutants -p tcplab $(MUTANTS_ENGINE) $(MUTANTS_SHARD_OPTS) $(MUTANTS_OPTS) --profile mutants -o runs/mutants/engine-net $(MUTANTS_ENGINE_TESTS); \

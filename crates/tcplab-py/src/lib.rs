@@ -394,6 +394,13 @@ fn linux_variants() -> Vec<String> {
     tcplab::emu::linux_variants()
 }
 
+/// tcplab's TCP variants, one row of the registry each (tcplab-tcp `config::variants`):
+/// (name, one-line description, parts composed, parameter names).
+#[pyfunction]
+fn tcp_variants() -> Vec<(String, String, String, String)> {
+    tcplab::tcp::config::variants::describe().into_iter().map(|[name, what, parts, params]| (name, what, parts, params)).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
@@ -416,5 +423,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(locate, m)?)?;
     m.add_function(wrap_pyfunction!(locate_key, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_variants, m)?)?;
     Ok(())
 }

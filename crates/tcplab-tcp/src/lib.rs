@@ -3,7 +3,8 @@
 //! The endpoint never reads a clock: every input carries `now` (nanoseconds, [`Nanos`]), and the
 //! host asks it for segments ([`Endpoint::poll_transmit`]) and for its next wake-up
 //! ([`Endpoint::next_timer`]). The same code therefore runs inside the tcplab simulator, inside
-//! the scripted unit tests of this crate (smoltcp style) and, later, in emulation.
+//! the scripted tests of this crate (`tests/endpoint/`, smoltcp-style packet scripts) and, later,
+//! in emulation.
 //!
 //! ## Seams (see `/work/shared/DESIGN.md`)
 //!
@@ -16,7 +17,12 @@
 //!   estimator exactly as seed 001 §3.2 and 4.4BSD `tcp_xmit_timer`) and [`rto::FineRto`]
 //!   (RFC 6298).
 //! * [`ack_policy`] — receiver ACK policies ([`AckPolicy`]).
-//! * [`config`] — variants: named compositions of the above ([`EndpointConfig::for_variant`]).
+//! * [`config`] — the endpoint's configuration; [`config::variants`] is the registry: one table
+//!   of named compositions of the above with their parameters ([`EndpointConfig::for_variant`]).
+//!   Each algorithm's parameter type lives in its own file and builds its controller
+//!   ([`cc::CcKind`], [`recovery::RecoveryKind`] dispatch to them).
+//! * `endpoint` — the state machine, one struct in rooms: `input` (segment arrival, ACKs),
+//!   `data` (the receive side), `timers`, `output`.
 //! * [`lite`] — 4.4BSD-Lite's performance bugs and the fixes Lite.1–Lite.6 of seed 001 as switches
 //!   (the header-prediction test and the big-ACK limit the endpoint calls; the rest map onto the
 //!   seams above).
@@ -39,6 +45,8 @@ pub mod sendlog;
 mod segment;
 pub mod seq;
 mod stats;
+#[doc(hidden)]
+pub mod testing;
 mod trace;
 
 pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig, VegasParams};
@@ -54,10 +62,3 @@ pub type Nanos = u64;
 pub const MS: Nanos = 1_000_000;
 /// One second in [`Nanos`].
 pub const SEC: Nanos = 1_000_000_000;
-
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_lite;
-#[cfg(test)]
-mod tests_mutants;

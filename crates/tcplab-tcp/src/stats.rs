@@ -66,6 +66,9 @@ pub struct ConnStats {
     pub ecn_ece_received: u64,
     /// ECN: window reductions in response to ECE (at most one per window).
     pub ecn_reactions: u64,
+    /// ECN: ACKs with ECE received on a connection that did not negotiate ECN, ignored (RFC 3168
+    /// §6.1.1); SYN-ACKs not counted.
+    pub ecn_ece_ignored: u64,
     /// SACK: ACKs carrying SACK blocks received, and D-SACK blocks among them (RFC 2883).
     pub sack_acks_received: u64,
     pub dsacks_received: u64,

@@ -72,6 +72,10 @@ fn mean_std(n: u64, sum: f64, sumsq: f64) -> (Option<f64>, Option<f64>) {
     (Some(m), Some(var.sqrt()))
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[derive(Serialize, Clone, Debug)]
 #[allow(non_snake_case)] // `throughput_KBps`: KB/s with KB = 1024, the seeds' unit
 pub struct FlowSummary {
@@ -113,6 +117,10 @@ pub struct FlowSummary {
     pub ecn_ce_received: u64,
     pub ecn_ece_received: u64,
     pub ecn_reactions: u64,
+    /// ECE ACKs the sender ignored because ECN was not negotiated (RFC 3168 §6.1.1); written
+    /// only when non-zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ecn_ece_ignored: u64,
     /// SACK negotiated; ACKs with SACK blocks and D-SACKs the sender received.
     pub sack: bool,
     pub sack_acks_received: u64,
@@ -425,6 +433,7 @@ impl Summary {
                     ecn_ce_received: c.ep[1].stats().ecn_ce_received,
                     ecn_ece_received: st.ecn_ece_received,
                     ecn_reactions: st.ecn_reactions,
+                    ecn_ece_ignored: st.ecn_ece_ignored,
                     sack: c.ep[0].sack_ok(),
                     sack_acks_received: st.sack_acks_received,
                     dsacks_received: st.dsacks_received,

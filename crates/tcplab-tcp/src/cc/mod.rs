@@ -13,12 +13,14 @@
 //! retransmission"). A CC that wants CAM rows writes them to the [`CamTrace`] it is given when
 //! tracing is on.
 
+mod kind;
 mod reno;
 pub mod scalable;
-mod vegas;
+pub mod vegas;
+pub use kind::{build, CcKind};
 pub use reno::RenoCc;
-pub use scalable::ScalableCc;
-pub use vegas::{VegasCc, VegasRecovery};
+pub use scalable::{ScalableCc, ScalableParams};
+pub use vegas::{VegasCc, VegasParams};
 
 use crate::sendlog::SendLog;
 use crate::trace::CamTrace;
@@ -61,7 +63,7 @@ pub struct AckSample {
     pub snd_nxt: u64,
     /// Bytes in flight after this ACK (snd_nxt − snd_una).
     pub flight: u32,
-    /// ECN echo flag on the ACK.
+    /// ECN echo flag on the ACK; always false when ECN was not negotiated (RFC 3168 §6.1.1).
     pub ece: bool,
 }
 
@@ -166,30 +168,9 @@ pub fn bsd_halve(window: u32, mss: u32) -> u32 {
     win * mss
 }
 
-/// Build the CC named by a config; `seed` feeds a CC's own randomness (the scalable pacing factor).
-pub fn build(kind: crate::config::CcKind, seed: u64) -> Box<dyn CongestionControl> {
-    match kind {
-        crate::config::CcKind::Scalable(p) => Box::new(ScalableCc::new(p, seed)),
-        crate::config::CcKind::Reno { extra_eighth, halve_flight } => {
-            Box::new(RenoCc { extra_eighth, halve_flight })
-        }
-        crate::config::CcKind::Vegas(p) => Box::new(VegasCc::new(p)),
-    }
-}
-
-/// The loss-recovery module a CC insists on, if any: Vegas handles retransmission decisions and
-/// window reductions itself and needs a pass-through recovery (no Reno fast recovery on top).
-pub fn recovery_for(kind: crate::config::CcKind) -> Option<Box<dyn crate::recovery::LossRecovery>> {
-    match kind {
-        crate::config::CcKind::Vegas(_) => Some(Box::new(VegasRecovery)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{CcKind, VegasParams};
 
     #[test]
     fn slow_start_while_cwnd_at_most_ssthresh() {
@@ -213,11 +194,10 @@ mod tests {
     }
 
     #[test]
-    fn recovery_for_vegas_is_the_pass_through() {
-        let r = recovery_for(CcKind::Vegas(VegasParams::default())).expect("Vegas insists on its recovery");
-        assert_eq!(r.name(), "vegas");
-        assert!(!r.in_recovery());
-        assert!(recovery_for(CcKind::Reno { extra_eighth: false, halve_flight: false }).is_none());
+    fn kinds_build_their_controllers() {
+        assert!(CcKind::Vegas(VegasParams::default()).owns_loss_recovery(), "Vegas insists on its recovery");
+        assert!(!CcKind::Reno { extra_eighth: false, halve_flight: false }.owns_loss_recovery());
+        assert!(!CcKind::Scalable(ScalableParams::default()).owns_loss_recovery());
         assert_eq!(build(CcKind::Vegas(VegasParams { star: true, ..Default::default() }), 1).name(), "vegas-star");
         assert_eq!(build(CcKind::Reno { extra_eighth: false, halve_flight: false }, 1).name(), "reno");
     }

@@ -41,10 +41,58 @@
 
 use std::collections::VecDeque;
 
-use super::{AckSample, CcWindow, CongestionControl, SenderView};
-use crate::config::ScalableParams;
+use crate::cc::{AckSample, CcWindow, CongestionControl, SenderView};
 use crate::trace::CamTrace;
 use crate::{Nanos, SEC};
+
+/// Kelly's scalable TCP parameters (seed 003; defaults from §4.2 and §3.3): the `params` of the
+/// `scalable-ecn` variant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalableParams {
+    /// Increase per unmarked ACK, in segments (§4.2: 0.125).
+    pub a: f64,
+    /// b = base_b / RTT̄ (RTT̄ in seconds; §4.2: 0.005).
+    pub base_b: f64,
+    /// Soft-start grace: marks before steady-state control (§3.3: 3).
+    pub ssgrace: u32,
+    /// b-capping threshold (§3.2: "b_r is capped to be less than 0.1").
+    pub b_cap: f64,
+}
+
+// Parameters are validated finite by `ScalableParams::set`, so equality is reflexive.
+impl Eq for ScalableParams {}
+
+impl Default for ScalableParams {
+    fn default() -> Self {
+        ScalableParams::DEFAULT
+    }
+}
+
+impl ScalableParams {
+    pub const DEFAULT: ScalableParams = ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 3, b_cap: 0.1 };
+    /// The `params` keys.
+    pub const NAMES: &'static [&'static str] = &["a", "base_b", "ssgrace", "b_cap"];
+
+    /// Set one `params` key (`variant` names the flow's variant in errors).
+    pub fn set(&mut self, variant: &str, key: &str, value: f64) -> Result<(), String> {
+        match key {
+            "a" | "base_b" if !(value.is_finite() && value > 0.0) => return Err(format!("{key} must be a finite number > 0, got {value}")),
+            "a" => self.a = value,
+            "base_b" => self.base_b = value,
+            "b_cap" if !(value > 0.0 && value < 1.0) => return Err(format!("b_cap must be in (0, 1), got {value}")),
+            "b_cap" => self.b_cap = value,
+            "ssgrace" if !(value >= 0.0 && value <= 30.0 && value.fract() == 0.0) => return Err(format!("ssgrace is a whole number of marks from 0 to 30, got {value}")),
+            "ssgrace" => self.ssgrace = value as u32,
+            _ => return Err(format!("variant {variant:?} has no parameter {key:?}; known: {}", Self::NAMES.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// The controller; `seed` seeds its pacing factor.
+    pub fn build(&self, seed: u64) -> Box<dyn CongestionControl> {
+        Box::new(ScalableCc::new(*self, seed))
+    }
+}
 
 /// Smallest real-valued window kept (numerical guard, reading 6).
 pub const MIN_CWND: f64 = 1e-3;

@@ -15,17 +15,21 @@
 //! decouples the decision of when to send a packet from the decision of which packet to send",
 //! Fall & Floyd 1996 §3), and reports every transmission to [`LossRecovery::on_transmit`].
 
+mod kind;
 mod newreno;
 mod reno;
 mod rfc6675;
 mod sack1;
 pub mod scoreboard;
 mod tahoe;
+mod vegas;
+pub use kind::{build, lite, RecoveryKind};
 pub use newreno::NewRenoRecovery;
 pub use reno::{DeflateTest, RenoRecovery};
 pub use rfc6675::Rfc6675Recovery;
 pub use sack1::Sack1Recovery;
 pub use tahoe::TahoeRecovery;
+pub use vegas::VegasRecovery;
 
 use crate::cc::{CcWindow, CongestionControl, LossEvent};
 use crate::Nanos;
@@ -123,21 +127,5 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     /// The pipe estimate in bytes after the last transmission (SACK recoveries, in recovery).
     fn pipe_bytes(&self) -> Option<i64> {
         None
-    }
-}
-
-/// The recovery module of a Lite variant: Reno with BSD's deflation test (seed 001 §3.6).
-pub fn lite(fixes: &crate::lite::LiteFixes) -> Box<dyn LossRecovery> {
-    let deflate_test = if fixes.dupack_ge { DeflateTest::DupacksAtLeast } else { DeflateTest::DupacksAbove };
-    Box::new(RenoRecovery { in_recovery: false, deflate_test })
-}
-
-pub fn build(kind: crate::config::RecoveryKind) -> Box<dyn LossRecovery> {
-    match kind {
-        crate::config::RecoveryKind::Tahoe => Box::new(TahoeRecovery),
-        crate::config::RecoveryKind::Reno => Box::new(RenoRecovery::default()),
-        crate::config::RecoveryKind::NewReno => Box::new(NewRenoRecovery::default()),
-        crate::config::RecoveryKind::Sack1 => Box::new(Sack1Recovery::default()),
-        crate::config::RecoveryKind::Rfc6675 => Box::new(Rfc6675Recovery::default()),
     }
 }

@@ -5,7 +5,8 @@
 //! window").
 //!
 //! * enter on the `dupack_threshold`-th duplicate ACK, unless the cumulative ACK has not passed
-//!   `recover` (ns-2 `bug_fix_`, default true: one fast retransmit per window): `recover =
+//!   `recover` (ns-2 `bug_fix_`, default true: one fast retransmit per window; `recover` is set
+//!   only by a fast retransmit still in progress or by a timeout, see below): `recover =
 //!   snd_max`; ssthresh from the CC (halving); **cwnd = ssthresh** (no inflation: ns-2
 //!   `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`); `pipe = outstanding segments − 3`
 //!   (ns-2 `pipe_ = maxseq_ − highest_ack_ − numdupacks`, which may exceed cwnd: then nothing
@@ -18,7 +19,8 @@
 //!   not yet retransmitted in this episode (`GetNextRetran`), else new data within the peer's
 //!   window; every transmission `pipe += 1`;
 //! * the ACK that covers `recover` ends recovery; cwnd stays at ssthresh and does not grow on
-//!   that ACK (ns-2 calls `newack`, not `opencwnd`); the scoreboard is cleared;
+//!   that ACK (ns-2 calls `newack`, not `opencwnd`); the scoreboard is cleared and `recover`
+//!   forgotten (ns-2 `recover_ = 0`), so the next three duplicate ACKs fast-retransmit again;
 //! * a timeout clears the scoreboard and sets `recover = snd_max` (ns-2 `Sack1::timeout`).
 //!
 //! ns-2 defaults this variant follows where seed 004 is silent: `maxburst_ 0` (no burst limit),
@@ -82,6 +84,11 @@ impl LossRecovery for Sack1Recovery {
         self.pipe -= 1;
         if ack >= self.recover.unwrap_or(0) {
             self.in_recovery = false;
+            // ns-2 `tcp-sack1.cc`, `Sack1TcpAgent::recv`, fast-recovery branch, "ACK indicates
+            // fast recovery is over": `recover_ = 0`. The next `dupack_action` then finds
+            // `highest_ack_ > recover_` and may fast-retransmit at once, even for a loss at
+            // exactly the old `recover_`; only a timeout's `recover_ = maxseq_` stays as a guard.
+            self.recover = None;
             self.sb.clear();
             ctx.cc.on_recovery(ctx.w, false);
             return RecoveryOutcome { exited: true, ..Default::default() };

@@ -4,91 +4,11 @@
 //! ISS `S_ISS`. MSS is 1000 payload bytes so sequence arithmetic is readable: data byte k has
 //! wire sequence `C_ISS + 1 + k`.
 
-use crate::config::{AckPolicy, EndpointConfig, TimerModel};
-use crate::rto::RetransmitTimer;
-use crate::*;
-
-pub(crate) const C_ISS: u32 = 1000;
-pub(crate) const S_ISS: u32 = 5000;
-pub(crate) const SYNACK: Flags = Flags(Flags::SYN.0 | Flags::ACK.0);
-
-fn cfg(variant: &str) -> EndpointConfig {
-    let mut c = EndpointConfig::for_variant(variant).unwrap();
-    c.mss = 1000;
-    c.trace = true;
-    c
-}
-
-/// NewReno with a 200 ms minimum RTO so the scripted numbers stay small.
-fn cfg_fine200() -> EndpointConfig {
-    let mut c = cfg("newreno");
-    c.timer_model = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
-    c
-}
-
-pub(crate) fn drain(e: &mut Endpoint, now: Nanos) -> Vec<Segment> {
-    let mut v = Vec::new();
-    while let Some(s) = e.poll_transmit(now) {
-        v.push(s);
-        assert!(v.len() < 10_000, "poll_transmit never returns None");
-    }
-    v
-}
-
-/// (relative seq, len) of data segments.
-pub(crate) fn data(v: &[Segment]) -> Vec<(u32, u32)> {
-    v.iter().filter(|s| s.len > 0).map(|s| (s.seq.wrapping_sub(C_ISS + 1), s.len)).collect()
-}
-
-/// A peer ACK acknowledging `k` data bytes of the client.
-pub(crate) fn ack(k: u32, wnd: u32) -> Segment {
-    Segment { seq: S_ISS + 1, ack: C_ISS + 1 + k, flags: Flags::ACK, wnd, ..Default::default() }
-}
-
-/// Client established at t = 100 ms: SYN at 0, SYN-ACK (MSS 1000, window `peer_wnd`) at 100 ms.
-pub(crate) fn open_sender(c: EndpointConfig, peer_wnd: u32) -> Endpoint {
-    let mut e = Endpoint::new(c, C_ISS);
-    e.connect(0);
-    let out = drain(&mut e, 0);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].flags, Flags::SYN);
-    e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: peer_wnd, mss: Some(1000), ..Default::default() });
-    let out = drain(&mut e, 100 * MS);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].flags, Flags::ACK);
-    assert_eq!(e.state(), TcpState::Established);
-    e
-}
-
-/// Server (receiver) established at t = 100 ms.
-fn open_receiver(c: EndpointConfig) -> Endpoint {
-    let mut r = Endpoint::new(c, S_ISS);
-    r.listen();
-    r.on_segment(0, &Segment { seq: C_ISS, flags: Flags::SYN, wnd: 65535, mss: Some(1000), ..Default::default() });
-    let out = drain(&mut r, 0);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].flags, SYNACK);
-    r.on_segment(100 * MS, &Segment { seq: C_ISS + 1, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, ..Default::default() });
-    assert!(drain(&mut r, 100 * MS).is_empty());
-    assert_eq!(r.state(), TcpState::Established);
-    r
-}
-
-/// A client data segment of `len` bytes at data offset `k`.
-fn dseg(k: u32, len: u32) -> Segment {
-    Segment { seq: C_ISS + 1 + k, ack: S_ISS + 1, flags: Flags::ACK, wnd: 65535, len, ..Default::default() }
-}
-
-fn acks_of(v: &[Segment]) -> Vec<u32> {
-    v.iter().map(|s| s.ack.wrapping_sub(C_ISS + 1)).collect()
-}
-
-fn bsd_est(e: &Endpoint) -> crate::rto::BsdRto {
-    match e.rto_timer() {
-        RetransmitTimer::Bsd { est, .. } => *est,
-        _ => panic!("not bsd"),
-    }
-}
+use tcplab_tcp::config::{AckPolicy, EndpointConfig, TimerModel};
+use tcplab_tcp::rto::RetransmitTimer;
+use tcplab_tcp::*;
+use crate::link::*;
+use crate::script::*;
 
 // ------------------------------------------------------------------ registry, segments
 
@@ -195,24 +115,14 @@ fn options_ignored_when_peer_does_not_offer() {
 
 #[test]
 fn slow_start_growth_per_ack() {
-    let mut e = open_sender(cfg("reno"), 65535);
-    e.app_write(100_000);
-    let mut t = 100 * MS;
-    assert_eq!(data(&drain(&mut e, t)), vec![(0, 1000)]);
-    t += 100 * MS;
-    e.on_segment(t, &ack(1000, 65535));
-    assert_eq!(e.cwnd(), 2000);
-    assert_eq!(data(&drain(&mut e, t)), vec![(1000, 1000), (2000, 1000)]);
-    e.on_segment(t + MS, &ack(2000, 65535));
-    assert_eq!(e.cwnd(), 3000);
-    assert_eq!(data(&drain(&mut e, t + MS)), vec![(3000, 1000), (4000, 1000)]);
-    e.on_segment(t + 2 * MS, &ack(3000, 65535));
-    assert_eq!(e.cwnd(), 4000);
-    assert_eq!(data(&drain(&mut e, t + 2 * MS)), vec![(5000, 1000), (6000, 1000)]);
-    assert_eq!(e.stats().max_cwnd_bytes, 4000);
+    let mut s = Script::sender(cfg("reno"), 65535);
+    s.write(100_000).expect_send(&[(0, 1000)]);
+    s.at(200).ack(1000).expect_cwnd(2000).expect_send(&[(1000, 1000), (2000, 1000)]);
+    s.at(201).ack(2000).expect_cwnd(3000).expect_send(&[(3000, 1000), (4000, 1000)]);
+    s.at(202).ack(3000).expect_cwnd(4000).expect_send(&[(5000, 1000), (6000, 1000)]);
+    assert_eq!(s.e.stats().max_cwnd_bytes, 4000);
     // Partial-segment ACK still counts as one ACK (BSD counts ACKs, not bytes).
-    e.on_segment(t + 3 * MS, &ack(3500, 65535));
-    assert_eq!(e.cwnd(), 5000);
+    s.at(203).ack(3500).expect_cwnd(5000);
 }
 
 #[test]
@@ -253,33 +163,23 @@ fn congestion_avoidance_one_mss_per_rtt() {
 
 // ------------------------------------------------------------------ fast retransmit / recovery
 
-fn ten_out(variant: &str) -> (Endpoint, Nanos) {
+/// IW 10: ten segments out at 100 ms, the script's clock there.
+fn ten_out(variant: &str) -> Script {
     let mut c = cfg(variant);
     c.initial_window_segments = 10;
-    let mut e = open_sender(c, 65535);
-    e.app_write(1_000_000);
-    let out = data(&drain(&mut e, 100 * MS));
-    assert_eq!(out.len(), 10);
-    assert_eq!(out[9], (9000, 1000));
-    (e, 200 * MS)
+    let mut s = Script::sender(c, 65535);
+    let ten: Vec<(u32, u32)> = (0..10).map(|k| (k * 1000, 1000)).collect();
+    s.write(1_000_000).expect_send(&ten);
+    s
 }
 
 #[test]
 fn three_dupacks_fast_retransmit_reno() {
-    let (mut e, t) = ten_out("reno");
-    for i in 0..2 {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-        assert!(drain(&mut e, t + i * MS).is_empty());
-    }
-    e.on_segment(t + 2 * MS, &ack(0, 65535));
-    let out = drain(&mut e, t + 2 * MS);
-    assert_eq!(data(&out), vec![(0, 1000)]);
-    assert_eq!(e.ssthresh(), 5000);
-    assert_eq!(e.cwnd(), 8000);
-    assert!(e.in_recovery());
-    assert_eq!(e.stats().fast_retransmits, 1);
-    assert_eq!(e.stats().retransmitted_segments, 1);
-    let tr = e.take_trace();
+    let mut s = ten_out("reno");
+    s.at(200).dupacks_silent(0, 2);
+    s.at(202).ack(0).expect_send(&[(0, 1000)]).expect_window(5000, 8000).expect_recovery(true);
+    assert_eq!((s.e.stats().fast_retransmits, s.e.stats().retransmitted_segments), (1, 1));
+    let tr = s.e.take_trace();
     assert_eq!(tr.rows_of(TraceKind::FastRetransmit).count(), 1);
     assert_eq!(tr.rows_of(TraceKind::DupAck).count(), 3);
     assert_eq!(tr.rows_of(TraceKind::Retransmit).count(), 1);
@@ -287,130 +187,88 @@ fn three_dupacks_fast_retransmit_reno() {
 
 #[test]
 fn three_dupacks_fast_retransmit_tahoe_then_slow_start() {
-    let (mut e, t) = ten_out("tahoe");
-    for i in 0..3 {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-    }
-    let out = drain(&mut e, t + 2 * MS);
-    assert_eq!(data(&out), vec![(0, 1000)]);
-    assert_eq!((e.ssthresh(), e.cwnd()), (5000, 1000));
-    assert!(!e.in_recovery());
+    let mut s = ten_out("tahoe");
+    s.at(200).dupacks_silent(0, 2);
+    s.at(202).ack(0).expect_send(&[(0, 1000)]).expect_window(5000, 1000).expect_recovery(false);
     // Further dup ACKs do nothing in Tahoe.
-    e.on_segment(t + 3 * MS, &ack(0, 65535));
-    assert!(drain(&mut e, t + 3 * MS).is_empty());
-    assert_eq!(e.cwnd(), 1000);
+    s.at(203).ack(0).expect_nothing().expect_cwnd(1000);
     // The retransmission fills the hole: slow start from 1 segment resumes after snd_max.
-    e.on_segment(t + 100 * MS, &ack(10_000, 65535));
-    assert_eq!(e.cwnd(), 2000);
-    assert_eq!(data(&drain(&mut e, t + 100 * MS)), vec![(10_000, 1000), (11_000, 1000)]);
+    s.at(300).ack(10_000).expect_cwnd(2000).expect_send(&[(10_000, 1000), (11_000, 1000)]);
 }
 
 #[test]
 fn reno_inflation_and_deflation() {
-    let (mut e, t) = ten_out("reno");
-    for i in 0..3 {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-    }
-    assert_eq!(data(&drain(&mut e, t + 2 * MS)), vec![(0, 1000)]);
+    let mut s = ten_out("reno");
+    s.at(200).dupacks_silent(0, 2);
+    s.at(202).ack(0).expect_send(&[(0, 1000)]);
     // Dup ACKs 4 and 5 inflate to 9000, 10000: flight is 10000, nothing new.
-    for (i, cw) in [(3, 9000), (4, 10_000)] {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-        assert_eq!(e.cwnd(), cw);
-        assert!(drain(&mut e, t + i * MS).is_empty());
-    }
+    s.at(203).ack(0).expect_cwnd(9000).expect_nothing();
+    s.at(204).ack(0).expect_cwnd(10_000).expect_nothing();
     // Dup ACKs 6 and 7 open room for one new segment each.
-    e.on_segment(t + 5 * MS, &ack(0, 65535));
-    assert_eq!(data(&drain(&mut e, t + 5 * MS)), vec![(10_000, 1000)]);
-    e.on_segment(t + 6 * MS, &ack(0, 65535));
-    assert_eq!(e.cwnd(), 12_000);
-    assert_eq!(data(&drain(&mut e, t + 6 * MS)), vec![(11_000, 1000)]);
+    s.at(205).ack(0).expect_send(&[(10_000, 1000)]);
+    s.at(206).ack(0).expect_cwnd(12_000).expect_send(&[(11_000, 1000)]);
     // The new ACK deflates cwnd to ssthresh, then (as 4.4BSD) opens it once: cwnd == ssthresh
-    // is still slow start, so +1 MSS.
-    e.on_segment(t + 100 * MS, &ack(10_000, 65535));
-    assert!(!e.in_recovery());
-    assert_eq!(e.cwnd(), 5000 + 1000);
-    // flight 2000 → four new segments.
-    assert_eq!(data(&drain(&mut e, t + 100 * MS)), vec![(12_000, 1000), (13_000, 1000), (14_000, 1000), (15_000, 1000)]);
-    let tr = e.take_trace();
+    // is still slow start, so +1 MSS; flight 2000 → four new segments.
+    s.at(300).ack(10_000).expect_recovery(false).expect_cwnd(5000 + 1000);
+    s.expect_send(&[(12_000, 1000), (13_000, 1000), (14_000, 1000), (15_000, 1000)]);
+    let tr = s.e.take_trace();
     assert_eq!(tr.rows_of(TraceKind::RecoveryEnter).count(), 1);
     assert_eq!(tr.rows_of(TraceKind::RecoveryExit).count(), 1);
 }
 
 #[test]
 fn newreno_partial_ack() {
-    let (mut e, t) = ten_out("newreno");
+    let mut s = ten_out("newreno");
     // Segments 0 and 4000 lost. Dup ACKs from segments 1000, 2000, 3000.
-    for i in 0..3 {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-    }
-    assert_eq!(data(&drain(&mut e, t + 2 * MS)), vec![(0, 1000)]);
-    assert_eq!((e.ssthresh(), e.cwnd()), (5000, 8000));
+    s.at(200).dupacks_silent(0, 2);
+    s.at(202).ack(0).expect_send(&[(0, 1000)]).expect_window(5000, 8000);
     // Dup ACKs from 5000..9000: cwnd 13000 → three new segments.
-    let mut sent = Vec::new();
-    for i in 3..8 {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-        sent.extend(data(&drain(&mut e, t + i * MS)));
-    }
-    assert_eq!(e.cwnd(), 13_000);
-    assert_eq!(sent, vec![(10_000, 1000), (11_000, 1000), (12_000, 1000)]);
+    s.at(203).dupacks_silent(0, 2);
+    s.at(205).ack(0).expect_send(&[(10_000, 1000)]);
+    s.at(206).ack(0).expect_send(&[(11_000, 1000)]);
+    s.at(207).ack(0).expect_send(&[(12_000, 1000)]).expect_cwnd(13_000);
     // Partial ACK (retransmitted 0 arrived): retransmit 4000 at once, deflate by 4000, +1 MSS.
-    e.on_segment(t + 100 * MS, &ack(4000, 65535));
-    assert!(e.in_recovery());
-    assert_eq!(e.cwnd(), 13_000 - 4000 + 1000);
-    assert_eq!(data(&drain(&mut e, t + 100 * MS)), vec![(4000, 1000), (13_000, 1000)]);
-    assert_eq!(e.stats().fast_retransmits, 1);
-    assert_eq!(e.stats().retransmitted_segments, 2);
+    s.at(300).ack(4000).expect_recovery(true).expect_cwnd(13_000 - 4000 + 1000);
+    s.expect_send(&[(4000, 1000), (13_000, 1000)]);
+    assert_eq!((s.e.stats().fast_retransmits, s.e.stats().retransmitted_segments), (1, 2));
     // Full ACK (covers recover = 10000): cwnd = min(ssthresh, flight + MSS) = 2000; exit.
-    e.on_segment(t + 200 * MS, &ack(13_000, 65535));
-    assert!(!e.in_recovery());
-    assert_eq!(e.cwnd(), 2000);
-    assert_eq!(data(&drain(&mut e, t + 200 * MS)), vec![(14_000, 1000)]);
+    s.at(400).ack(13_000).expect_recovery(false).expect_cwnd(2000).expect_send(&[(14_000, 1000)]);
 }
 
 #[test]
 fn newreno_no_second_fast_retransmit_below_recover() {
-    let (mut e, t) = ten_out("newreno");
-    for i in 0..3 {
-        e.on_segment(t + i * MS, &ack(0, 65535));
-    }
-    drain(&mut e, t + 2 * MS);
-    // Timeout while in recovery: recover = snd_max, recovery left.
-    let deadline = e.next_timer().unwrap();
-    e.on_timer(deadline);
-    assert_eq!(data(&drain(&mut e, deadline)), vec![(0, 1000)]);
-    assert!(!e.in_recovery());
+    let mut s = ten_out("newreno");
+    s.at(200).dupacks_silent(0, 2);
+    s.at(202).ack(0).expect_send(&[(0, 1000)]);
+    // Timeout while in recovery (RTO 1 s from the retransmission): recover = snd_max, recovery
+    // left, go back to snd_una with cwnd 1 MSS.
+    s.timer_at(1202).expect_send(&[(0, 1000)]).expect_recovery(false);
+    s.at(1203).ack(1000).expect_send(&[(1000, 1000), (2000, 1000)]);
     // Late dup ACKs for a sequence below recover must not trigger another fast retransmit.
-    e.on_segment(deadline + MS, &ack(1000, 65535));
-    drain(&mut e, deadline + MS);
-    for i in 2..6 {
-        e.on_segment(deadline + i * MS, &ack(1000, 65535));
-    }
-    assert_eq!(e.stats().fast_retransmits, 1);
+    s.at(1204).dupacks_silent(1000, 4);
+    assert_eq!(s.e.stats().fast_retransmits, 1);
 }
 
 // ------------------------------------------------------------------ RTO and Karn
 
 #[test]
 fn rto_expiry_and_backoff_bsd() {
-    let mut e = open_sender(cfg("reno"), 65535);
-    e.app_write(1000);
-    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
-    assert_eq!(e.next_timer(), None); // bsd: the host's ticks drive the RTO
-    let mut retx_at = Vec::new();
-    let mut tick = 500 * MS;
-    while tick <= 11 * SEC {
-        e.on_slow_tick(tick);
-        if !data(&drain(&mut e, tick)).is_empty() {
-            retx_at.push(tick / MS);
-        }
-        tick += 500 * MS;
-    }
+    let mut s = Script::sender(cfg("reno"), 65535);
+    s.write(1000).expect_send(&[(0, 1000)]);
+    assert_eq!(s.e.next_timer(), None); // bsd: the host's ticks drive the RTO
     // rxtcur 3 ticks; then ×2 = 6 ticks; then ×4 = 12 ticks.
-    assert_eq!(retx_at, vec![1500, 4500, 10_500]);
-    assert_eq!(e.stats().coarse_timeouts, 3);
-    assert_eq!(e.stats().largest_timeout_gap, 6000 * MS);
-    assert_eq!((e.cwnd(), e.ssthresh()), (1000, 2000));
-    let tr = e.take_trace();
+    for tick in 1..=22u64 {
+        s.at(tick * 500).slow_tick();
+        if [1500, 4500, 10_500].contains(&(tick * 500)) {
+            s.expect_send(&[(0, 1000)]);
+        } else {
+            s.expect_nothing();
+        }
+    }
+    assert_eq!(s.e.stats().coarse_timeouts, 3);
+    assert_eq!(s.e.stats().largest_timeout_gap, 6000 * MS);
+    s.expect_window(2000, 1000);
+    let tr = s.e.take_trace();
     // Slow-tick rows only while data is outstanding: all 22 ticks here.
     assert_eq!(tr.rows_of(TraceKind::SlowTick).count(), 22);
     assert_eq!(tr.rows_of(TraceKind::Timeout).count(), 3);
@@ -418,43 +276,33 @@ fn rto_expiry_and_backoff_bsd() {
 
 #[test]
 fn rto_expiry_and_backoff_fine() {
-    let mut e = open_sender(cfg_fine200(), 65535);
-    e.app_write(1000);
-    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000)]);
-    // SRTT 100 ms, RTTVAR 50 ms → RTO 300 ms.
-    assert_eq!(e.next_timer(), Some(400 * MS));
-    let mut retx_at = Vec::new();
-    for _ in 0..3 {
-        let t = e.next_timer().unwrap();
-        e.on_timer(t);
-        assert_eq!(data(&drain(&mut e, t)), vec![(0, 1000)]);
-        retx_at.push(t / MS);
-    }
-    assert_eq!(retx_at, vec![400, 1000, 2200]);
-    assert_eq!(e.next_timer(), Some(2200 * MS + 2400 * MS));
-    assert_eq!(e.stats().coarse_timeouts, 3);
+    let mut s = Script::sender(cfg_fine200(), 65535);
+    s.write(1000).expect_send(&[(0, 1000)]);
+    // SRTT 100 ms, RTTVAR 50 ms → RTO 300 ms, then doubled per expiry.
+    s.timer_at(400).expect_send(&[(0, 1000)]);
+    s.timer_at(1000).expect_send(&[(0, 1000)]);
+    s.timer_at(2200).expect_send(&[(0, 1000)]);
+    assert_eq!(s.e.next_timer(), Some(2200 * MS + 2400 * MS));
+    assert_eq!(s.e.stats().coarse_timeouts, 3);
 }
 
 #[test]
 fn karn_rule_bsd() {
-    let mut e = open_sender(cfg("reno"), 65535);
-    e.app_write(1000);
-    drain(&mut e, 100 * MS);
-    for k in 1..=3 {
-        e.on_slow_tick(k * 500 * MS);
-    }
-    assert_eq!(data(&drain(&mut e, 1500 * MS)), vec![(0, 1000)]);
-    assert_eq!(bsd_est(&e).rxtcur, 6);
+    let mut s = Script::sender(cfg("reno"), 65535);
+    s.write(1000).expect_send(&[(0, 1000)]);
+    s.at(500).slow_tick().at(1000).slow_tick().at(1500).slow_tick().expect_send(&[(0, 1000)]);
+    assert_eq!(bsd_est(&s.e).rxtcur, 6);
     // ACK of the retransmitted segment: no sample, backoff retained.
-    e.on_segment(1600 * MS, &ack(1000, 65535));
-    let est = bsd_est(&e);
-    assert_eq!((est.srtt, est.rttvar, est.rxtshift, est.rxtcur), (8, 2, 1, 6));
+    s.at(1600).ack(1000).check(|e| {
+        let est = bsd_est(e);
+        assert_eq!((est.srtt, est.rttvar, est.rxtshift, est.rxtcur), (8, 2, 1, 6));
+    });
     // New segment: timed; its ACK (0 ticks) is a valid sample and clears the backoff.
-    e.app_write(1000);
-    assert_eq!(data(&drain(&mut e, 1600 * MS)), vec![(1000, 1000)]);
-    e.on_segment(1700 * MS, &ack(2000, 65535));
-    let est = bsd_est(&e);
-    assert_eq!((est.srtt, est.rttvar, est.rxtshift, est.rxtcur), (7, 3, 0, 3));
+    s.write(1000).expect_send(&[(1000, 1000)]);
+    s.at(1700).ack(2000).check(|e| {
+        let est = bsd_est(e);
+        assert_eq!((est.srtt, est.rttvar, est.rxtshift, est.rxtcur), (7, 3, 0, 3));
+    });
 }
 
 #[test]
@@ -516,50 +364,37 @@ fn table1_through_endpoint() {
 fn delayed_ack_at_fast_tick() {
     let mut c = cfg("reno");
     c.ack_policy = AckPolicy::BsdDelayed;
-    let mut r = open_receiver(c);
-    r.on_segment(200 * MS, &dseg(0, 1000));
-    assert!(drain(&mut r, 200 * MS).is_empty());
-    r.on_fast_tick(300 * MS);
-    assert_eq!(acks_of(&drain(&mut r, 300 * MS)), vec![1000]);
+    let mut r = Script::receiver(c);
+    r.at(200).recv(dseg(0, 1000)).expect_nothing();
+    r.at(300).fast_tick().expect_acks(&[1000]);
     // Every second full segment is acknowledged at once.
-    r.on_segment(400 * MS, &dseg(1000, 1000));
-    assert!(drain(&mut r, 400 * MS).is_empty());
-    r.on_segment(401 * MS, &dseg(2000, 1000));
-    assert_eq!(acks_of(&drain(&mut r, 401 * MS)), vec![3000]);
+    r.at(400).recv(dseg(1000, 1000)).expect_nothing();
+    r.at(401).recv(dseg(2000, 1000)).expect_acks(&[3000]);
     // Out of order: immediate duplicate ACK.
-    r.on_segment(402 * MS, &dseg(4000, 1000));
-    assert_eq!(acks_of(&drain(&mut r, 402 * MS)), vec![3000]);
+    r.at(402).recv(dseg(4000, 1000)).expect_acks(&[3000]);
     // Hole filled: immediate ACK.
-    r.on_segment(403 * MS, &dseg(3000, 1000));
-    assert_eq!(acks_of(&drain(&mut r, 403 * MS)), vec![5000]);
+    r.at(403).recv(dseg(3000, 1000)).expect_acks(&[5000]);
     // Nothing owed: the tick is silent.
-    r.on_fast_tick(500 * MS);
-    assert!(drain(&mut r, 500 * MS).is_empty());
+    r.at(500).fast_tick().expect_nothing();
 }
 
 #[test]
 fn delayed_ack_fine_timer() {
     let mut c = cfg("newreno");
     c.ack_policy = AckPolicy::BsdDelayed;
-    let mut r = open_receiver(c);
-    r.on_segment(200 * MS, &dseg(0, 1000));
-    assert!(drain(&mut r, 200 * MS).is_empty());
-    assert_eq!(r.next_timer(), Some(400 * MS));
-    r.on_timer(400 * MS);
-    assert_eq!(acks_of(&drain(&mut r, 400 * MS)), vec![1000]);
-    assert_eq!(r.next_timer(), None);
+    let mut r = Script::receiver(c);
+    r.at(200).recv(dseg(0, 1000)).expect_nothing();
+    r.timer_at(400).expect_acks(&[1000]);
+    assert_eq!(r.e.next_timer(), None);
 }
 
 #[test]
 fn every_packet_receiver_acks_each_segment() {
-    let mut r = open_receiver(cfg("reno"));
-    let mut acks = Vec::new();
-    for k in 0..4 {
-        r.on_segment(200 * MS + k as u64 * MS, &dseg(k * 1000, 1000));
-        acks.extend(acks_of(&drain(&mut r, 200 * MS + k as u64 * MS)));
+    let mut r = Script::receiver(cfg("reno"));
+    for k in 0..4u32 {
+        r.at(200 + k as u64).recv(dseg(k * 1000, 1000)).expect_acks(&[(k + 1) * 1000]);
     }
-    assert_eq!(acks, vec![1000, 2000, 3000, 4000]);
-    let tr = r.take_trace();
+    let tr = r.e.take_trace();
     assert_eq!(tr.rows_of(TraceKind::Recv).count(), 4);
     assert_eq!(tr.rows_of(TraceKind::AckSent).count(), 4);
 }
@@ -631,17 +466,13 @@ fn lbl_receiver_immediate_then_delayed_then_immediate_after_idle() {
 fn receiver_window_limits_sender() {
     let mut c = cfg("reno");
     c.initial_window_segments = 10;
-    let mut e = open_sender(c, 3000);
-    e.app_write(100_000);
-    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000), (2000, 1000)]);
-    e.on_segment(200 * MS, &ack(1000, 3000));
-    assert_eq!(data(&drain(&mut e, 200 * MS)), vec![(3000, 1000)]);
+    let mut s = Script::sender(c, 3000);
+    s.write(100_000).expect_send(&[(0, 1000), (1000, 1000), (2000, 1000)]);
+    s.at(200).recv(ack(1000, 3000)).expect_send(&[(3000, 1000)]);
     // Window shrinks to 1000 (right edge unchanged): nothing more.
-    e.on_segment(201 * MS, &ack(2000, 1000));
-    assert!(drain(&mut e, 201 * MS).is_empty());
+    s.at(201).recv(ack(2000, 1000)).expect_nothing();
     // Window opens.
-    e.on_segment(202 * MS, &ack(2000, 5000));
-    assert_eq!(data(&drain(&mut e, 202 * MS)), vec![(4000, 1000), (5000, 1000), (6000, 1000)]);
+    s.at(202).recv(ack(2000, 5000)).expect_send(&[(4000, 1000), (5000, 1000), (6000, 1000)]);
 }
 
 #[test]
@@ -679,29 +510,17 @@ fn receiver_advertises_free_buffer_and_probe_reopens() {
 fn zero_window_persist_probe() {
     let mut c = cfg("reno");
     c.initial_window_segments = 4;
-    let mut e = open_sender(c, 2000);
-    e.app_write(10_000);
-    assert_eq!(data(&drain(&mut e, 100 * MS)), vec![(0, 1000), (1000, 1000)]);
-    e.on_segment(200 * MS, &ack(2000, 0));
-    assert!(drain(&mut e, 200 * MS).is_empty());
-    // Persist: after the RTO a one-byte probe goes out; cwnd untouched, no coarse timeout.
-    let mut t = 0;
-    let mut probe = Vec::new();
-    for k in 1..10u64 {
-        t = k * 500 * MS;
-        e.on_slow_tick(t);
-        probe = data(&drain(&mut e, t));
-        if !probe.is_empty() {
-            break;
-        }
-    }
-    assert_eq!(probe, vec![(2000, 1)]);
-    assert_eq!(e.stats().coarse_timeouts, 0);
-    assert_eq!(e.cwnd(), 5000);
-    // Window reopens: resend from snd_una.
-    e.on_segment(t + MS, &ack(2000, 4000));
-    // min(cwnd 5000, window 4000) → four segments.
-    assert_eq!(data(&drain(&mut e, t + MS)), vec![(2000, 1000), (3000, 1000), (4000, 1000), (5000, 1000)]);
+    let mut s = Script::sender(c, 2000);
+    s.write(10_000).expect_send(&[(0, 1000), (1000, 1000)]);
+    s.at(200).recv(ack(2000, 0)).expect_nothing();
+    // Persist: after the RTO (3 ticks from the ACK's restart) a one-byte probe goes out; cwnd
+    // untouched, no coarse timeout.
+    s.at(500).slow_tick().expect_nothing();
+    s.at(1000).slow_tick().expect_nothing();
+    s.at(1500).slow_tick().expect_send(&[(2000, 1)]).expect_cwnd(5000);
+    assert_eq!(s.e.stats().coarse_timeouts, 0);
+    // Window reopens: resend from snd_una; min(cwnd 5000, window 4000) → four segments.
+    s.at(1501).recv(ack(2000, 4000)).expect_send(&[(2000, 1000), (3000, 1000), (4000, 1000), (5000, 1000)]);
 }
 
 // ------------------------------------------------------------------ close
@@ -783,143 +602,6 @@ fn trace_columns_relative_and_unwrapped() {
     assert_eq!(acks.last(), Some(&2000));
 }
 
-// ------------------------------------------------------------------ integrity over a lossy pipe
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
-
-struct Outcome {
-    a: Endpoint,
-    b: Endpoint,
-    end: Nanos,
-}
-
-/// Pipe parameters for [`run_link`].
-#[derive(Clone, Copy)]
-struct Link {
-    delay: Nanos,
-    rate: f64, // bytes/s
-    loss_fwd: f64,
-    loss_rev: f64,
-}
-
-/// Two endpoints joined by a FIFO pipe: 1 MB/s each way, 20 ms delay, random loss `loss`
-/// (independently per segment, both directions, control segments included), no reordering.
-/// Each host has its own BSD tick phase. `a` sends `bytes` and closes.
-fn run_pair(a_cfg: EndpointConfig, b_cfg: EndpointConfig, bytes: u64, loss: f64, seed: u64, read_rate: Option<f64>) -> Outcome {
-    let link = Link { delay: 20 * MS, rate: 1.0e6, loss_fwd: loss, loss_rev: loss };
-    run_link(a_cfg, b_cfg, bytes, None, link, seed, read_rate)
-}
-
-/// General form: `close_at` = close an unlimited writer at that time (timed transfer).
-fn run_link(a_cfg: EndpointConfig, b_cfg: EndpointConfig, bytes: u64, close_at: Option<Nanos>, link: Link, seed: u64, read_rate: Option<f64>) -> Outcome {
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let mut a = Endpoint::new(a_cfg, 0xFFFF_F000);
-    let mut b = Endpoint::new(b_cfg, 0x1234_5678);
-    b.listen();
-    b.set_read_rate(read_rate);
-    a.connect(0);
-    a.app_write(bytes);
-    if close_at.is_none() {
-        a.app_close();
-    }
-    let mut q: [std::collections::VecDeque<(Nanos, Segment)>; 2] = Default::default();
-    let mut link_free = [0u64; 2];
-    let mut slow = [137 * MS, 311 * MS];
-    let mut fast = [37 * MS, 91 * MS];
-    let mut now = 0;
-    let limit = 3000 * SEC;
-    let mut steps = 0u64;
-    let mut closed_app = close_at.is_none();
-    loop {
-        if !closed_app && close_at.is_some_and(|c| now >= c) {
-            a.app_close();
-            closed_app = true;
-        }
-        // Transmit everything both sides have.
-        for side in 0..2 {
-            let ep = if side == 0 { &mut a } else { &mut b };
-            let loss = if side == 0 { link.loss_fwd } else { link.loss_rev };
-            while let Some(s) = ep.poll_transmit(now) {
-                let tx = (s.wire_bytes() as f64 / link.rate * 1e9) as u64;
-                link_free[side] = link_free[side].max(now) + tx;
-                if !rng.chance(loss) {
-                    q[side].push_back((link_free[side] + link.delay, s));
-                }
-            }
-        }
-        if a.is_closed() && b.is_closed() {
-            break;
-        }
-        let mut next = u64::MAX;
-        for side in 0..2 {
-            if let Some(&(t, _)) = q[side].front() {
-                next = next.min(t);
-            }
-            next = next.min(slow[side]).min(fast[side]);
-        }
-        for t in [a.next_timer(), b.next_timer()].into_iter().flatten() {
-            next = next.min(t);
-        }
-        if let (false, Some(c)) = (closed_app, close_at) {
-            next = next.min(c);
-        }
-        assert!(next >= now, "time went backwards");
-        now = next;
-        assert!(now < limit, "transfer did not terminate: a {:?} b {:?} acked {} rcvd {}", a.state(), b.state(), a.stats().bytes_acked, b.bytes_received());
-        steps += 1;
-        assert!(steps < 50_000_000);
-        for side in 0..2 {
-            let (src, dst) = if side == 0 { (&mut q[0], &mut b) } else { (&mut q[1], &mut a) };
-            while let Some(&(t, s)) = src.front() {
-                if t > now {
-                    break;
-                }
-                src.pop_front();
-                dst.on_segment(now, &s);
-            }
-        }
-        for (side, ep) in [(0usize, &mut a), (1, &mut b)] {
-            if slow[side] <= now {
-                ep.on_slow_tick(now);
-                slow[side] += 500 * MS;
-            }
-            if fast[side] <= now {
-                ep.on_fast_tick(now);
-                fast[side] += 200 * MS;
-            }
-            if ep.next_timer().is_some_and(|t| t <= now) {
-                ep.on_timer(now);
-            }
-        }
-    }
-    Outcome { a, b, end: now }
-}
-
-fn check_integrity(o: &Outcome, bytes: u64, what: &str) {
-    assert_eq!(o.b.bytes_received(), bytes, "{what}: receiver byte count");
-    assert_eq!(o.b.stats().bytes_delivered_to_app, bytes, "{what}: delivered");
-    assert_eq!(o.a.stats().bytes_acked, bytes, "{what}: acked");
-    assert!(o.b.peer_closed(), "{what}: FIN seen");
-    assert!(!o.a.stats().aborted, "{what}: sender aborted");
-    assert!(o.a.is_closed() && o.b.is_closed(), "{what}");
-    // Sequence accounting: every first-transmitted byte is counted once.
-    assert_eq!(o.a.stats().bytes_sent, bytes, "{what}: bytes sent once");
-}
-
 #[test]
 fn integrity_every_variant_and_ack_policy_over_loss() {
     let policies = [AckPolicy::EveryPacket, AckPolicy::BsdDelayed, AckPolicy::TahoeReceiver, AckPolicy::Lbl];
@@ -986,7 +668,7 @@ fn lossless_reno_transfer_is_window_limited_and_deterministic() {
 /// to bind. `reno-fine` = Reno recovery with the RFC 6298 timer (200 ms minimum RTO).
 ///
 /// The bound is derived, not fitted: the flow is held to Padhye et al.'s full model
-/// ([`crate::model::pftk_pkts_per_s`]) with the timeout share Q measured in the run (coarse
+/// ([`tcplab_tcp::model::pftk_pkts_per_s`]) with the timeout share Q measured in the run (coarse
 /// timeouts / loss indications) and T0 the run's own RTO, within three standard errors of a
 /// renewal count — each loss indication starts a cycle whose packet count is roughly geometric
 /// (coefficient of variation ≈ 1), so the throughput over n cycles has a relative standard error
@@ -994,7 +676,7 @@ fn lossless_reno_transfer_is_window_limited_and_deterministic() {
 /// flow saw few timeouts (Q < 5 %).
 #[test]
 fn mathis_law() {
-    use crate::model::{mathis_pkts_per_s, pftk_pkts_per_s};
+    use tcplab_tcp::model::{mathis_pkts_per_s, pftk_pkts_per_s};
     let mut results = Vec::new();
     for variant in ["reno", "reno-fine", "newreno"] {
         for p in [0.005, 0.01, 0.02] {
@@ -1113,9 +795,6 @@ fn slow_start_restart_after_idle_fine() {
     assert_eq!(out, vec![(3000, 1000)]);
 }
 
-#[path = "tests_sack_ecn.rs"]
-mod sack_ecn;
-
 /// ns-2's agent timer (seed 004's simulator) on a scripted exchange: the handshake's 100 ms
 /// sample is one 100 ms tick (RTO 0.3 s, floored to minrto_ 1 s); the timer is a deadline from
 /// the send, not a tick countdown; the floor applies after the backoff (1 s, 1 s, 1.2 s, 2.4 s),
@@ -1140,9 +819,6 @@ fn ns2_timer_deadlines_and_floor_after_backoff() {
     assert_eq!(fired, vec![1150 * MS, 2150 * MS, 3350 * MS]);
     assert_eq!(e.next_timer(), Some(3350 * MS + 2400 * MS));
 }
-
-#[path = "tests_scalable.rs"]
-mod scalable;
 
 /// The registry builds what each name promises: `vegas-star` is Vegas with the experimental slow
 /// start of seed 000 §4.4 (Vegas*), `vegas` is not; every other Vegas parameter is the default.

@@ -1,18 +1,18 @@
-//! Scripted exchanges for the 4.4BSD-Lite family (seed 001 §3; `crate::lite`).
+//! Scripted exchanges for the 4.4BSD-Lite family (seed 001 §3; `tcplab_tcp::lite`).
 //!
 //! Six exchanges, one per behaviour a Lite switch changes. Each returns its transcript (the
 //! segments the endpoint under test sent, with when); the specific tests assert the seed's claim on
 //! Lite.0 and on the fixed version, and `each_fix_alone_changes_only_its_exchange` checks that
 //! switching one fix on changes exactly the transcripts of its own exchange.
 //!
-//! Conventions as in `tests.rs`: client ISS `C_ISS`, scripted peer ISS `S_ISS`, MSS 1000 bytes.
+//! Conventions as in `script.rs`: client ISS `C_ISS`, scripted peer ISS `S_ISS`, MSS 1000 bytes.
 //! The scripted peer offers no timestamps except in the ACK-frequency exchange, so the sender
 //! exchanges do not depend on the `timestamps` switch.
 
-use crate::config::EndpointConfig;
-use crate::lite::LITE_PARAMS;
-use crate::rto::RetransmitTimer;
-use crate::*;
+use tcplab_tcp::config::EndpointConfig;
+use tcplab_tcp::lite::LITE_PARAMS;
+use tcplab_tcp::rto::RetransmitTimer;
+use tcplab_tcp::*;
 
 const C_ISS: u32 = 1000;
 const S_ISS: u32 = 5000;

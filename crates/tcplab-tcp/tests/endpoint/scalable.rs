@@ -1,8 +1,11 @@
 //! Scripted exchanges for Kelly's scalable TCP (`scalable-ecn`, seed 003 §3.3): per-segment ECN
 //! echo, paced fractional windows, loss fallback with byte-stream integrity. Uses the helpers of
-//! `tests.rs`.
+//! `script.rs`.
 
-use super::*;
+use tcplab_tcp::config::{AckPolicy, EndpointConfig};
+use tcplab_tcp::*;
+use crate::link::*;
+use crate::script::*;
 
 const ECE_CWR: Flags = Flags(Flags::ECE.0 | Flags::CWR.0);
 
@@ -18,7 +21,7 @@ fn registry_scalable_defaults_and_params() {
     let c = EndpointConfig::for_variant("scalable-ecn").unwrap();
     assert!(c.ecn && c.ecn_per_segment && c.timestamps);
     assert_eq!(c.ack_policy, AckPolicy::EveryPacket, "no delayed ACKs (seed 003 fn. 14)");
-    assert_eq!(c.variant.cc, CcKind::Scalable(crate::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 3, b_cap: 0.1 }));
+    assert_eq!(c.variant.cc, CcKind::Scalable(tcplab_tcp::config::ScalableParams { a: 0.125, base_b: 0.005, ssgrace: 3, b_cap: 0.1 }));
     let mut c2 = c.clone();
     c2.set_param("base_b", 0.01).unwrap();
     c2.set_param("ssgrace", 0.0).unwrap();
@@ -164,4 +167,40 @@ fn scalable_integrity_over_loss_and_determinism() {
             assert!(o.a.stats().retransmitted_segments > 0);
         }
     }
+}
+
+/// RFC 3168 §6.1.1: without an ECN-setup SYN-ACK the connection is not ECN-capable and the
+/// sender ignores ECE (issue 31 item 8). A `scalable-ecn` sender whose peer does not agree to
+/// ECN, fed the same ACK with and without ECE, must end with the same window; the ignored echo
+/// is counted.
+#[test]
+fn ece_without_negotiated_ecn_is_ignored() {
+    let open = || {
+        let mut e = Endpoint::new(scfg(), C_ISS);
+        e.connect(0);
+        assert_eq!(drain(&mut e, 0)[0].flags, Flags(Flags::SYN.0 | ECE_CWR.0), "scalable-ecn offers ECN");
+        // The peer does not agree: its SYN-ACK carries no ECE.
+        e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: 65535, mss: Some(1012), ts: Some((1, 1)), ..Default::default() });
+        drain(&mut e, 100 * MS);
+        assert!(!e.ecn_ok());
+        e.app_write(100_000);
+        let out = drain(&mut e, 100 * MS);
+        assert_eq!(data(&out), vec![(0, 1000)]);
+        assert!(!out[0].ect, "not ECN-capable: no ECT");
+        e
+    };
+    let (mut plain, mut echoed) = (open(), open());
+    plain.on_segment(200 * MS, &ack(1000, 65535));
+    echoed.on_segment(200 * MS, &Segment { flags: Flags::ACK | Flags::ECE, ..ack(1000, 65535) });
+    assert_eq!(echoed.real_cwnd(), plain.real_cwnd(), "the echo must not reach the congestion control");
+    assert_eq!(echoed.cwnd(), plain.cwnd());
+    assert_eq!(data(&drain(&mut echoed, 200 * MS)), data(&drain(&mut plain, 200 * MS)));
+    assert_eq!((echoed.stats().ecn_ece_ignored, plain.stats().ecn_ece_ignored), (1, 0), "the ignored echo is counted");
+    assert_eq!((echoed.stats().ecn_ece_received, echoed.stats().ecn_reactions), (0, 0));
+    // The same for a window-based sender (its reaction is RFC 3168's halving): no halving, counted.
+    let mut reno = open_sender(cfg("reno"), 65535);
+    reno.app_write(10_000);
+    drain(&mut reno, 100 * MS);
+    reno.on_segment(200 * MS, &Segment { flags: Flags::ACK | Flags::ECE, ..ack(1000, 65535) });
+    assert_eq!((reno.cwnd(), reno.stats().ecn_reactions, reno.stats().ecn_ece_ignored), (2000, 0, 1));
 }

@@ -1,7 +1,8 @@
 //! Scripted SACK (RFC 2018 / RFC 2883 / Fall & Floyd 1996 / RFC 6675) and ECN (RFC 3168)
-//! exchanges. Uses the conventions and helpers of `tests.rs` (MSS 1000, client ISS `C_ISS`).
+//! exchanges. Uses the conventions and helpers of `script.rs` (MSS 1000, client ISS `C_ISS`).
 
-use super::*;
+use tcplab_tcp::*;
+use crate::script::*;
 
 const ECE_CWR: Flags = Flags(Flags::ECE.0 | Flags::CWR.0);
 
@@ -207,6 +208,58 @@ fn sack_repairs_four_losses_in_one_window_within_one_rtt() {
     assert!(n.a.stats().coarse_timeouts >= 1, "reno: {:?}", n.a.stats());
 }
 
+/// A SACK sender (`variant`, MSS 1000, IW 10) established at 100 ms with SACK-permitted agreed.
+fn sack_sender(variant: &str) -> Script {
+    let mut c = cfg(variant);
+    c.initial_window_segments = 10;
+    let mut e = Endpoint::new(c, C_ISS);
+    e.connect(0);
+    assert!(drain(&mut e, 0)[0].sack_ok, "the SYN offers SACK");
+    e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: 65535, mss: Some(1000), sack_ok: true, ..Default::default() });
+    drain(&mut e, 100 * MS);
+    assert!(e.sack_ok());
+    Script { e, now: 100 * MS }
+}
+
+/// A duplicate ACK for `k` data bytes SACKing `[k + 1000, right)` (relative offsets).
+fn sack_dup(k: u32, right: u32) -> Segment {
+    let mut sack = SackBlocks::default();
+    sack.push(C_ISS + 1 + k + 1000, C_ISS + 1 + right);
+    Segment { sack, ..ack(k, 65535) }
+}
+
+/// ns-2 `tcp-sack1.cc`, `Sack1TcpAgent::recv`, fast-recovery branch: the ACK that ends recovery
+/// ("ACK indicates fast recovery is over") sets `recover_ = 0`, so `dupack_action`'s
+/// `highest_ack_ > recover_` lets the next three duplicate ACKs fast-retransmit even when they
+/// acknowledge exactly the old `recover_` (issue 31 item 1). Here the first new segment sent in
+/// recovery (10000, = recover) is lost as well: once recovery has ended on ACK 10000, its three
+/// duplicate ACKs start a second recovery at once instead of waiting for the timer.
+#[test]
+fn sack1_recover_is_forgotten_after_a_normal_exit() {
+    let mut s = sack_sender("sack");
+    let ten: Vec<(u32, u32)> = (0..10).map(|k| (k * 1000, 1000)).collect();
+    s.write(100_000).expect_send(&ten);
+    // Segment 0 lost: three duplicate ACKs, fast retransmit, recover = 10000, pipe = 10 − 3.
+    s.at(200).recv(sack_dup(0, 2000)).expect_nothing();
+    s.at(201).recv(sack_dup(0, 3000)).expect_nothing();
+    s.at(202).recv(sack_dup(0, 4000)).expect_send(&[(0, 1000)]).expect_window(5000, 5000);
+    // Segments 4..9 arrive: pipe 7 → 1, new data whenever pipe < cwnd (5 segments).
+    s.at(203).recv(sack_dup(0, 5000)).expect_nothing();
+    s.at(204).recv(sack_dup(0, 6000)).expect_nothing();
+    s.at(205).recv(sack_dup(0, 7000)).expect_send(&[(10_000, 1000)]);
+    s.at(206).recv(sack_dup(0, 8000)).expect_send(&[(11_000, 1000)]);
+    s.at(207).recv(sack_dup(0, 9000)).expect_send(&[(12_000, 1000)]);
+    s.at(208).recv(sack_dup(0, 10_000)).expect_send(&[(13_000, 1000)]);
+    // The retransmission arrives: ACK 10000 covers recover and ends recovery (cwnd = ssthresh).
+    s.at(300).ack(10_000).expect_recovery(false).expect_window(5000, 5000).expect_send(&[(14_000, 1000)]);
+    // 10000 was lost too; 11000..13000 arrive: three duplicate ACKs of exactly the old recover.
+    s.at(301).recv(sack_dup(10_000, 12_000)).expect_nothing();
+    s.at(302).recv(sack_dup(10_000, 13_000)).expect_nothing();
+    s.at(303).recv(sack_dup(10_000, 14_000)).expect_send(&[(10_000, 1000)]).expect_window(2000, 2000);
+    assert!(s.e.in_recovery());
+    assert_eq!((s.e.stats().fast_retransmits, s.e.stats().coarse_timeouts), (2, 0));
+}
+
 // ------------------------------------------------------------------ ECN
 
 /// Sender established with ECN negotiated (SYN with ECE|CWR, SYN-ACK with ECE).
@@ -260,7 +313,7 @@ fn ecn_sender_halves_once_per_window_and_sets_cwr() {
     let before = e.cwnd();
     e.on_segment(t + 100 * MS, &ece_ack(11_000));
     assert_eq!(e.stats().ecn_reactions, 2);
-    assert_eq!(e.cwnd(), crate::cc::bsd_halve(before, 1000));
+    assert_eq!(e.cwnd(), tcplab_tcp::cc::bsd_halve(before, 1000));
     assert_eq!(e.stats().retransmitted_segments, 0, "no loss, no retransmission");
     assert_eq!(e.stats().coarse_timeouts + e.stats().fast_retransmits, 0);
     assert_eq!(e.take_trace().rows_of(TraceKind::EcnReduce).count(), 2);

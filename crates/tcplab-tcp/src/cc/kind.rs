@@ -1,0 +1,88 @@
+//! Which congestion control a variant uses, with its parameters: one enum line per algorithm.
+//! Each algorithm's parameter type lives in its own file and builds its controller (quinn-proto's
+//! `ControllerFactory` shape); this enum only dispatches to it.
+
+use super::reno::RenoCc;
+use super::scalable::ScalableParams;
+use super::vegas::VegasParams;
+use super::CongestionControl;
+
+/// Congestion-control algorithm (the cwnd/ssthresh policy seam) and its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// Slow start + linear increase; ssthresh halving on loss.
+    Reno {
+        /// 4.4BSD-Lite's extra MSS/8 per ACK in congestion avoidance (seed 001 §3.3). Off for the
+        /// seeds' Reno (seed 001 footnote 7); on in `lite` until `fix_extra_increase`.
+        extra_eighth: bool,
+        /// Compute ssthresh from FlightSize (RFC 5681) instead of min(cwnd, snd_wnd) (4.4BSD).
+        halve_flight: bool,
+    },
+    /// TCP Vegas (and Vegas* when `star`), see [`crate::cc::VegasCc`].
+    Vegas(VegasParams),
+    /// Kelly's scalable TCP, see [`crate::cc::ScalableCc`].
+    Scalable(ScalableParams),
+}
+
+impl CcKind {
+    /// 4.4BSD's Reno window (no MSS/8 term, ssthresh from min(cwnd, snd_wnd)).
+    pub const BSD_RENO: CcKind = CcKind::Reno { extra_eighth: false, halve_flight: false };
+    /// Reno with RFC 5681's ssthresh = max(FlightSize/2, 2·MSS).
+    pub const RFC5681_RENO: CcKind = CcKind::Reno { extra_eighth: false, halve_flight: true };
+
+    /// The controller; `seed` feeds a CC's own randomness (the scalable pacing factor).
+    pub fn build(&self, seed: u64) -> Box<dyn CongestionControl> {
+        match *self {
+            CcKind::Reno { extra_eighth, halve_flight } => Box::new(RenoCc { extra_eighth, halve_flight }),
+            CcKind::Vegas(p) => p.build(),
+            CcKind::Scalable(p) => p.build(seed),
+        }
+    }
+
+    /// The algorithm's name as the variant table prints it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcKind::Reno { .. } => "reno",
+            CcKind::Vegas(p) if p.star => "vegas-star",
+            CcKind::Vegas(_) => "vegas",
+            CcKind::Scalable(_) => "scalable",
+        }
+    }
+
+    /// True if the CC decides retransmissions and window cuts itself (Vegas): the endpoint then
+    /// pairs it with the pass-through [`crate::recovery::VegasRecovery`].
+    pub fn owns_loss_recovery(&self) -> bool {
+        matches!(self, CcKind::Vegas(_))
+    }
+
+    /// The `params` keys this algorithm takes.
+    pub fn param_names(&self) -> &'static [&'static str] {
+        match self {
+            CcKind::Reno { .. } => &[],
+            CcKind::Vegas(_) => VegasParams::NAMES,
+            CcKind::Scalable(_) => ScalableParams::NAMES,
+        }
+    }
+
+    /// Set one `params` key; `variant` names the flow's variant in errors.
+    pub fn set_param(&mut self, variant: &str, key: &str, value: f64) -> Result<(), String> {
+        match self {
+            CcKind::Reno { .. } => Err(format!("variant {variant:?} takes no parameter {key:?}")),
+            CcKind::Vegas(p) => p.set(variant, key, value),
+            CcKind::Scalable(p) => p.set(variant, key, value),
+        }
+    }
+
+    /// Cross-parameter checks after every `set_param`.
+    pub fn check_params(&self) -> Result<(), String> {
+        match self {
+            CcKind::Vegas(p) => p.check(),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Build the CC named by a config (= [`CcKind::build`]).
+pub fn build(kind: CcKind, seed: u64) -> Box<dyn CongestionControl> {
+    kind.build(seed)
+}

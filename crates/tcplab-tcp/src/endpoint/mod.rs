@@ -1,0 +1,551 @@
+//! The TCP endpoint: connection state machine (RFC 793 §3.9 event processing, organised like
+//! 4.4BSD tcp_input.c / tcp_output.c / tcp_timer.c) composed from the seams in `cc`, `recovery`,
+//! `rto` and `ack_policy`.
+//!
+//! Deliberate deviations from 4.4BSD, all documented where they happen:
+//! * no payload bytes — segments carry lengths only; the receiver tracks ranges;
+//! * TIME_WAIT is a deadline of `time_wait` ns (not 2·MSL in slow ticks), seed 000 §2.2.2;
+//! * the persist timer is folded into the retransmit timer: with a zero peer window and nothing
+//!   in flight the retransmit timer runs, and its expiry sends a one-byte window probe without
+//!   touching cwnd (BSD has a separate TCPT_PERSIST with its own backoff);
+//! * no urgent data, no PUSH semantics, no keepalive, no simultaneous open, no RST generation
+//!   beyond answering segments for a closed connection;
+//! * receiver silly-window avoidance as tcp_output.c (`win < hiwat/4 && win < maxseg → 0`,
+//!   never shrink the advertised right edge); sender SWS and Nagle as tcp_output.c.
+//!
+//! Rooms (each an `impl Endpoint` block over the one state struct defined here, as BSD splits
+//! one `tcpcb` over tcp_input.c / tcp_output.c / tcp_timer.c):
+//! * `mod.rs` — the state, construction, the public API (application calls, accessors) and
+//!   small helpers (wire sequence numbers, trace rows, SYN options);
+//! * [`input`] — segment arrival: state-machine checks, ACK processing, recovery, ECN, SACK;
+//! * [`data`] — the receive side: window, reassembly, FIN, application reads;
+//! * [`timers`] — `next_timer`/`on_timer`, the BSD ticks, retransmission timeout;
+//! * [`output`] — `poll_transmit` and building segments.
+
+use crate::ack_policy::AckState;
+use crate::cc::{CcWindow, CongestionControl};
+use crate::config::{EndpointConfig, TimerModel};
+use crate::ecn::EcnState;
+use crate::recovery::LossRecovery;
+use crate::sack::SackReceiver;
+use crate::rto::RetransmitTimer;
+use crate::sendlog::SendLog;
+use crate::trace::{Row, Trace, TraceKind};
+use crate::{ConnStats, Nanos, Segment, MS};
+
+/// RFC 793 connection states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcpState {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+/// 4.4BSD TCP_MAXWIN.
+const TCP_MAXWIN: u32 = 65535;
+/// MSS assumed when the peer sends no MSS option (RFC 1122 §4.2.2.6).
+const DEFAULT_PEER_MSS: u32 = 536;
+
+/// The loss-recovery module's context (a macro for the same reason as `sender_view!`).
+macro_rules! recovery_ctx {
+    ($ep:ident, $now:expr) => {
+        RecoveryCtx {
+            now: $now,
+            w: &mut $ep.w,
+            cc: &mut *$ep.cc,
+            snd_una: $ep.snd_una,
+            snd_nxt: $ep.snd_nxt,
+            snd_max: $ep.snd_max,
+            snd_wnd: $ep.snd_wnd,
+            dupacks: $ep.dupacks,
+            dupack_threshold: $ep.cfg.dupack_threshold,
+            sack: &$ep.sack_in[..$ep.sack_in_n],
+        }
+    };
+}
+
+/// The congestion controller's read-only view of the sender (a macro rather than a method so the
+/// borrow of the send log stays disjoint from the `&mut` borrows of the window and controller).
+macro_rules! sender_view {
+    ($ep:ident, $now:expr, $dupacks:expr) => {
+        SenderView {
+            now: $now,
+            snd_una: $ep.snd_una.saturating_sub(1),
+            snd_nxt: $ep.snd_nxt.saturating_sub(1),
+            snd_max: $ep.snd_max.saturating_sub(1),
+            snd_wnd: $ep.snd_wnd,
+            mss: $ep.eff_mss,
+            dupacks: $dupacks,
+            fine_srtt: $ep.fine_srtt,
+            in_recovery: $ep.rec.in_recovery(),
+            send_log: &$ep.log,
+        }
+    };
+}
+
+// The rooms of the endpoint, each an `impl Endpoint` block (declared after the macros above,
+// which they use).
+mod data;
+mod input;
+mod output;
+mod timers;
+
+/// A sans-IO TCP endpoint. See the crate documentation.
+#[derive(Debug)]
+pub struct Endpoint {
+    cfg: EndpointConfig,
+    state: TcpState,
+    iss: u32,
+    irs: u32,
+
+    // Negotiated.
+    eff_mss: u32,
+    ts_ok: bool,
+    rcv_scale: u8,
+    snd_scale: u8,
+
+    // Sender, in 64-bit offsets of our sequence space (0 = SYN, 1 = first data byte).
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    snd_wnd: u32,
+    max_sndwnd: u32,
+    snd_wl1: u64,
+    snd_wl2: u64,
+    w: CcWindow,
+    app_written: u64,
+    close_requested: bool,
+    fin_seq: Option<u64>,
+    dupacks: u32,
+    pending_retx: Option<u64>,
+    force_probe: bool,
+    syn_pending: bool,
+    timer: RetransmitTimer,
+    cc: Box<dyn CongestionControl>,
+    rec: Box<dyn LossRecovery>,
+    log: SendLog,
+    fine_srtt: Option<Nanos>,
+    last_send: Option<Nanos>,
+    rst_pending: Option<Segment>,
+
+    // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
+    rcv_nxt: u64,
+    rcv_adv: u64,
+    reass: Vec<(u64, u64)>,
+    peer_fin: Option<u64>,
+    fin_rcvd: bool,
+    app_read: u64,
+    read_rate: Option<f64>,
+    read_credit: f64,
+    read_last: Nanos,
+    read_wake: Option<Nanos>,
+    ack: AckState,
+    ts_recent: u32,
+    hs_sent_at: Option<Nanos>,
+    hs_rtt: Option<Nanos>,
+
+    // Clocks and timers.
+    tcp_now: u32,
+    /// BSD `t_idle`: slow ticks since a segment was last received.
+    idle_ticks: u32,
+    tw_deadline: Option<Nanos>,
+
+    stats: ConnStats,
+    /// Boxed, and only when `cfg.trace`: the columns take 456 bytes inline, which an untraced
+    /// endpoint (the default) would carry in its cache footprint for nothing (issue 13).
+    trace: Option<Box<Trace>>,
+
+    // ECN (RFC 3168) and SACK (RFC 2018) seams: state lives in `ecn.rs`, `sack.rs` and the
+    // SACK recovery modules; the endpoint only carries it between segments.
+    ecn: EcnState,
+    sack_ok: bool,
+    sack_rcv: SackReceiver,
+    /// The SACK blocks of the ACK being processed, unwrapped.
+    sack_in: [(u64, u64); 4],
+    sack_in_n: usize,
+    /// Sending under a pipe-governed recovery: the peer's window alone bounds new data.
+    gate_open: bool,
+}
+
+impl Endpoint {
+    /// A closed endpoint with initial send sequence `iss`.
+    pub fn new(cfg: EndpointConfig, iss: u32) -> Self {
+        let mut rcv_scale = 0u8;
+        if cfg.window_scaling {
+            while rcv_scale < 14 && (TCP_MAXWIN << rcv_scale) < cfg.recv_buffer {
+                rcv_scale += 1;
+            }
+        }
+        let eff = cfg.mss.max(1);
+        let w = CcWindow {
+            cwnd: cfg.initial_window_segments.max(1) * eff,
+            ssthresh: cfg.initial_ssthresh,
+            mss: eff,
+            max_cwnd: TCP_MAXWIN,
+        };
+        let (cc, rec) = cfg.build_parts();
+        Endpoint {
+            timer: RetransmitTimer::for_config(&cfg),
+            cc,
+            rec,
+            ack: AckState::new(cfg.ack_policy),
+            state: TcpState::Closed,
+            iss,
+            irs: 0,
+            eff_mss: eff,
+            ts_ok: false,
+            rcv_scale,
+            snd_scale: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            snd_wnd: 0,
+            max_sndwnd: 0,
+            snd_wl1: 0,
+            snd_wl2: 0,
+            w,
+            app_written: 0,
+            close_requested: false,
+            fin_seq: None,
+            dupacks: 0,
+            pending_retx: None,
+            force_probe: false,
+            syn_pending: false,
+            log: SendLog::default(),
+            fine_srtt: None,
+            last_send: None,
+            rst_pending: None,
+            rcv_nxt: 0,
+            rcv_adv: 0,
+            reass: Vec::new(),
+            peer_fin: None,
+            fin_rcvd: false,
+            app_read: 0,
+            read_rate: None,
+            read_credit: 0.0,
+            read_last: 0,
+            read_wake: None,
+            ts_recent: 0,
+            hs_sent_at: None,
+            hs_rtt: None,
+            tcp_now: 1,
+            idle_ticks: 0,
+            tw_deadline: None,
+            stats: ConnStats::default(),
+            trace: if cfg.trace { Some(Box::default()) } else { None },
+            ecn: EcnState { per_segment: cfg.ecn_per_segment, ..EcnState::default() },
+            sack_ok: false,
+            sack_rcv: SackReceiver::default(),
+            sack_in: [(0, 0); 4],
+            sack_in_n: 0,
+            gate_open: false,
+            cfg,
+        }
+    }
+
+    /// Like [`Endpoint::new`] but with congestion control and loss recovery supplied by the
+    /// caller (for variants defined outside this crate's registry, e.g. Vegas).
+    pub fn with_parts(cfg: EndpointConfig, iss: u32, cc: Box<dyn CongestionControl>, rec: Box<dyn LossRecovery>) -> Self {
+        let mut e = Endpoint::new(cfg, iss);
+        e.cc = cc;
+        e.rec = rec;
+        e
+    }
+
+    // ------------------------------------------------------------------ public API
+
+    /// Active open: a SYN will be emitted by the next `poll_transmit`.
+    pub fn connect(&mut self, now: Nanos) {
+        if self.state != TcpState::Closed {
+            return;
+        }
+        self.state = TcpState::SynSent;
+        self.syn_pending = true;
+        self.read_last = now;
+    }
+
+    /// Passive open.
+    pub fn listen(&mut self) {
+        if self.state == TcpState::Closed {
+            self.state = TcpState::Listen;
+        }
+    }
+
+    /// Whether the application has closed its sending side (FIN queued or sent).
+    pub fn close_requested(&self) -> bool {
+        self.close_requested
+    }
+
+    /// The application offers `bytes` more bytes (`u64::MAX` = unlimited).
+    pub fn app_write(&mut self, bytes: u64) {
+        if self.close_requested {
+            return;
+        }
+        self.app_written = self.app_written.saturating_add(bytes);
+    }
+
+    /// Send FIN after all data written so far. With an unlimited writer the stream ends with
+    /// what is already in the send buffer.
+    pub fn app_close(&mut self) {
+        if self.close_requested {
+            return;
+        }
+        if self.app_written == u64::MAX {
+            self.app_written = self.send_limit().saturating_sub(1).max(self.snd_max.saturating_sub(1));
+        }
+        self.close_requested = true;
+        // RFC 793 CLOSE: in LISTEN (or SYN-SENT with nothing queued) delete the TCB; otherwise
+        // the FIN follows the queued data once established.
+        match self.state {
+            TcpState::Listen => self.enter_closed(None),
+            TcpState::SynSent if self.app_written == 0 => self.enter_closed(None),
+            _ => {}
+        }
+    }
+
+    /// Receiving application's read rate; `None` reads instantly.
+    pub fn set_read_rate(&mut self, bytes_per_s: Option<f64>) {
+        self.read_rate = bytes_per_s.filter(|r| *r > 0.0 && r.is_finite());
+    }
+
+    pub fn state(&self) -> TcpState {
+        self.state
+    }
+    pub fn config(&self) -> &EndpointConfig {
+        &self.cfg
+    }
+    /// The initial send sequence number this endpoint was made with.
+    pub fn iss(&self) -> u32 {
+        self.iss
+    }
+    pub fn is_closed(&self) -> bool {
+        self.state == TcpState::Closed
+    }
+    pub fn is_established(&self) -> bool {
+        !matches!(self.state, TcpState::Closed | TcpState::Listen | TcpState::SynSent | TcpState::SynReceived)
+    }
+    /// The peer's FIN has been received.
+    pub fn peer_closed(&self) -> bool {
+        self.fin_rcvd
+    }
+    pub fn stats(&self) -> &ConnStats {
+        &self.stats
+    }
+    /// Effective payload bytes per segment (after MSS negotiation and options).
+    pub fn mss(&self) -> u32 {
+        self.eff_mss
+    }
+    pub fn cwnd(&self) -> u32 {
+        self.w.cwnd
+    }
+    pub fn ssthresh(&self) -> u32 {
+        self.w.ssthresh
+    }
+    /// Peer's advertised window.
+    pub fn snd_wnd(&self) -> u32 {
+        self.snd_wnd
+    }
+    /// Unacknowledged bytes relative to the first data byte.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una.saturating_sub(1)
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt.saturating_sub(1)
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.rec.in_recovery()
+    }
+    /// A SACK recovery's pipe estimate in bytes (None outside SACK recovery).
+    pub fn pipe_bytes(&self) -> Option<i64> {
+        self.rec.pipe_bytes()
+    }
+    /// ECN negotiated in the handshake.
+    pub fn ecn_ok(&self) -> bool {
+        self.ecn.ok
+    }
+    /// SACK negotiated in the handshake.
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
+    }
+    /// The retransmission timer (estimator state) — for tests and diagnostics.
+    pub fn rto_timer(&self) -> &RetransmitTimer {
+        &self.timer
+    }
+    /// In-order data bytes received from the peer.
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_data()
+    }
+    /// A real-valued congestion window in segments, for CCs that keep one (`scalable-ecn`).
+    pub fn real_cwnd(&self) -> Option<f64> {
+        self.cc.real_cwnd()
+    }
+    /// Congestion control, for variants that want to inspect it.
+    pub fn congestion_control(&self) -> &dyn CongestionControl {
+        &*self.cc
+    }
+
+    /// Columnar trace recorded so far (the endpoint keeps recording into a fresh one).
+    pub fn take_trace(&mut self) -> Trace {
+        self.trace.as_deref_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    #[inline]
+    fn wire_snd(&self, x: u64) -> u32 {
+        self.iss.wrapping_add(x as u32)
+    }
+    #[inline]
+    fn wire_rcv(&self, x: u64) -> u32 {
+        self.irs.wrapping_add(x as u32)
+    }
+    #[inline]
+    fn rcv_data(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(1 + self.fin_rcvd as u64)
+    }
+    /// One past the last data byte the send buffer lets us send (absolute offset).
+    #[inline]
+    fn send_limit(&self) -> u64 {
+        let acked_data = self.snd_una.saturating_sub(1).min(self.app_written);
+        1u64.saturating_add(self.app_written.min(acked_data.saturating_add(self.cfg.send_buffer as u64)))
+    }
+    #[inline]
+    fn fin_abs(&self) -> Option<u64> {
+        if self.close_requested {
+            Some(1 + self.app_written)
+        } else {
+            None
+        }
+    }
+    fn data_acked(&self, ack: u64) -> u64 {
+        let d = ack.saturating_sub(1);
+        match self.fin_seq {
+            Some(f) if ack > f => d - 1,
+            _ => d,
+        }
+    }
+    fn tsval(&self, now: Nanos) -> u32 {
+        match self.cfg.timer_model {
+            TimerModel::Bsd => self.tcp_now,
+            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => (now / MS) as u32 + 1,
+        }
+    }
+    fn delack_timeout(&self) -> Option<Nanos> {
+        match self.cfg.timer_model {
+            TimerModel::Bsd => None,
+            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => Some(self.cfg.delack_timeout),
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, now: Nanos, kind: TraceKind, seq: u64, len: u32) {
+        if !self.cfg.trace {
+            return;
+        }
+        let r = Row {
+            t: now,
+            kind,
+            snd_una: self.snd_una.saturating_sub(1),
+            snd_nxt: self.snd_nxt.saturating_sub(1),
+            cwnd: self.w.cwnd,
+            ssthresh: self.w.ssthresh,
+            snd_wnd: self.snd_wnd,
+            unacked: (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32,
+            srtt: self.timer.srtt_ns(),
+            rto: self.timer.rto_ns(),
+            seq: seq.saturating_sub(1),
+            len,
+        };
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.push(r);
+        }
+    }
+
+    fn enter_closed(&mut self, now: Option<Nanos>) {
+        self.state = TcpState::Closed;
+        self.timer.stop();
+        self.tw_deadline = None;
+        self.read_wake = None;
+        self.ack.delack_deadline = None;
+        self.pending_retx = None;
+        if self.stats.closed_at.is_none() {
+            self.stats.closed_at = now;
+        }
+    }
+
+    fn abort(&mut self, now: Nanos) {
+        self.stats.aborted = true;
+        self.enter_closed(Some(now));
+    }
+
+    fn note_cwnd(&mut self) {
+        if self.w.cwnd > self.stats.max_cwnd_bytes {
+            self.stats.max_cwnd_bytes = self.w.cwnd;
+        }
+    }
+
+    /// Adopt the peer's SYN options.
+    fn take_syn_options(&mut self, seg: &Segment) {
+        let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(DEFAULT_PEER_MSS);
+        self.ts_ok = self.cfg.timestamps && seg.ts.is_some();
+        self.ecn.on_syn(self.cfg.ecn, seg);
+        self.sack_ok = self.cfg.sack && seg.sack_ok;
+        if self.cfg.window_scaling {
+            if let Some(s) = seg.wscale {
+                self.snd_scale = s.min(14);
+            } else {
+                self.rcv_scale = 0;
+            }
+        } else {
+            self.rcv_scale = 0;
+        }
+        // 4.4BSD tcp_mss + tcp_output: payload = min(our, peer) − option bytes.
+        let mut mss = self.cfg.mss.min(peer_mss);
+        if self.ts_ok {
+            mss = mss.saturating_sub(12);
+        }
+        self.eff_mss = mss.max(1);
+        self.w.mss = self.eff_mss;
+        if self.cfg.lite.is_some() {
+            // 4.4BSD-Lite's tcp_mss keeps t_maxseg = the negotiated MSS; only each segment's
+            // payload loses the option bytes (tcp_output.c), so cwnd and the receiver's
+            // `2 * t_maxseg` ACK rule count in t_maxseg (seed 001 §3.3).
+            self.w.mss = self.cfg.mss.min(peer_mss).max(1);
+        }
+        self.w.cwnd = self.cfg.initial_window_segments.max(1) * self.w.mss;
+        self.w.max_cwnd = TCP_MAXWIN << self.snd_scale;
+        if let Some((tsval, _)) = seg.ts {
+            self.ts_recent = tsval;
+        }
+        self.irs = seg.seq;
+        self.rcv_nxt = 1;
+        self.rcv_adv = 1;
+        self.snd_wnd = seg.wnd;
+        self.max_sndwnd = seg.wnd;
+        self.snd_wl1 = 0;
+        self.snd_wl2 = 0;
+        self.note_cwnd();
+    }
+
+    fn established(&mut self, now: Nanos) {
+        self.state = TcpState::Established;
+        self.stats.established_at = Some(now);
+        if let Some(t0) = self.hs_sent_at.take() {
+            self.hs_rtt = Some(now.saturating_sub(t0));
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_send() {
+    fn f<T: Send>() {}
+    f::<Endpoint>();
+}

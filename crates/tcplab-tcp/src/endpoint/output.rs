@@ -1,0 +1,319 @@
+//! Output (4.4BSD tcp_output.c): what to send now — SYN/FIN, retransmissions asked for by
+//! recovery or the CC, SACK-governed sends under the pipe, new data within the window (Nagle,
+//! sender SWS, pacing), pure ACKs — and building each segment with its options.
+
+use super::{Endpoint, TcpState, TCP_MAXWIN};
+use crate::ecn::EcnState;
+use crate::recovery::{SackSend, SendGate};
+use crate::rto::RetransmitTimer;
+use crate::trace::TraceKind;
+use crate::{Flags, Nanos, Segment};
+
+impl Endpoint {
+    /// Advertised window (tcp_output.c): receiver SWS avoidance, never shrink, quantise to the
+    /// scale factor, cap at TCP_MAXWIN << rcv_scale.
+    pub(super) fn adv_window(&mut self, syn: bool) -> u32 {
+        let mut win = self.recv_window_free();
+        if win < self.cfg.recv_buffer / 4 && win < self.eff_mss {
+            win = 0;
+        }
+        let edge = self.rcv_adv.saturating_sub(self.rcv_nxt).min(u32::MAX as u64) as u32;
+        win = win.max(edge);
+        let (cap, scale) = if syn { (TCP_MAXWIN, 0) } else { (TCP_MAXWIN << self.rcv_scale, self.rcv_scale) };
+        win = win.min(cap);
+        // Round the right edge up so it never shrinks; round the value down to the scale.
+        let q = (win >> scale) << scale;
+        let q = if q < edge { ((edge + (1 << scale) - 1) >> scale) << scale } else { q };
+        let q = q.min(cap);
+        self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + q as u64);
+        q
+    }
+
+    pub(super) fn base_segment(&mut self, now: Nanos, seq: u64) -> Segment {
+        let wnd = self.adv_window(false);
+        Segment {
+            seq: self.wire_snd(seq),
+            ack: self.wire_rcv(self.rcv_nxt),
+            flags: Flags::ACK,
+            wnd,
+            len: 0,
+            mss: None,
+            wscale: None,
+            ts: if self.ts_ok { Some((self.tsval(now), self.ts_recent)) } else { None },
+            ce: false,
+            ect: false,
+            sack_ok: false,
+            sack: Default::default(),
+        }
+    }
+
+    pub(super) fn after_send(&mut self, now: Nanos, seg: &Segment) {
+        self.stats.segments_sent += 1;
+        if seg.flags.ack() {
+            self.ack.on_ack_sent();
+        }
+        let _ = now;
+    }
+
+    /// Next segment to send, if any. Call until `None` after every input.
+    pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
+        if let Some(r) = self.rst_pending.take() {
+            self.stats.segments_sent += 1;
+            return Some(r);
+        }
+        match self.state {
+            TcpState::Closed | TcpState::Listen => return None,
+            TcpState::SynSent | TcpState::SynReceived => {
+                if !self.syn_pending {
+                    return None;
+                }
+                self.syn_pending = false;
+                let synack = self.state == TcpState::SynReceived;
+                let wnd = self.adv_window(true);
+                let seg = Segment {
+                    seq: self.iss,
+                    ack: if synack { self.wire_rcv(self.rcv_nxt) } else { 0 },
+                    flags: (if synack { Flags::SYN | Flags::ACK } else { Flags::SYN }) | EcnState::syn_flags(self.cfg.ecn, synack, self.ecn.ok),
+                    wnd,
+                    len: 0,
+                    mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+                    wscale: if self.cfg.window_scaling && (!synack || self.rcv_scale > 0 || self.snd_scale > 0) { Some(self.rcv_scale) } else { None },
+                    ts: if self.cfg.timestamps && (!synack || self.ts_ok) { Some((self.tsval(now), if synack { self.ts_recent } else { 0 })) } else { None },
+                    ce: false,
+                    ect: false,
+                    sack_ok: self.cfg.sack && (!synack || self.sack_ok),
+                    sack: Default::default(),
+                };
+                if self.snd_max == 0 {
+                    self.timer.start_timing(now, 0);
+                    self.hs_sent_at = Some(now);
+                } else {
+                    self.timer.cancel_timing();
+                }
+                self.snd_nxt = 1;
+                self.snd_max = 1;
+                self.timer.restart(now);
+                self.after_send(now, &seg);
+                return Some(seg);
+            }
+            TcpState::TimeWait => {
+                if self.ack.ack_now {
+                    return Some(self.pure_ack(now));
+                }
+                return None;
+            }
+            _ => {}
+        }
+        // Forced single-segment retransmission (fast retransmit, partial ACK, CC request).
+        if let Some(s) = self.pending_retx.take() {
+            if s >= self.snd_una && s < self.snd_max {
+                let limit = self.send_limit();
+                let len = limit.saturating_sub(s).min(self.eff_mss as u64) as u32;
+                let fin = self.fin_abs() == Some(s + len as u64) && self.fin_seq.is_some();
+                if len > 0 || fin {
+                    return Some(self.emit(now, s, len, fin, true));
+                }
+            }
+        }
+        if self.rec.governs_sending() {
+            if let Some(seg) = self.send_under_pipe(now) {
+                return Some(seg);
+            }
+        } else if let Some(seg) = self.try_send_data(now) {
+            return Some(seg);
+        }
+        if self.ack.ack_now {
+            return Some(self.pure_ack(now));
+        }
+        None
+    }
+
+    /// SACK recovery: the recovery module picks a hole to retransmit or lets new data go
+    /// (Fall & Floyd 1996 §3; RFC 6675 §5 `NextSeg`).
+    pub(super) fn send_under_pipe(&mut self, now: Nanos) -> Option<Segment> {
+        let g = SendGate {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            cwnd: self.w.cwnd,
+            mss: self.eff_mss,
+            snd_wnd: self.snd_wnd,
+            send_limit: self.send_limit(),
+        };
+        match self.rec.next_send(&g) {
+            SackSend::Retransmit { seq, len } => {
+                let limit = self.send_limit();
+                let len = (len as u64).min(limit.saturating_sub(seq)) as u32;
+                let fin = self.fin_abs() == Some(seq + len as u64) && self.fin_seq.is_some();
+                if len > 0 || fin {
+                    return Some(self.emit(now, seq, len, fin, true));
+                }
+                None
+            }
+            SackSend::NewData => {
+                self.gate_open = true;
+                let seg = self.try_send_data(now);
+                self.gate_open = false;
+                seg
+            }
+            SackSend::Blocked => None,
+        }
+    }
+
+    pub(super) fn pure_ack(&mut self, now: Nanos) -> Segment {
+        let mut seg = self.base_segment(now, self.snd_max);
+        if self.sack_ok && self.sack_rcv.has_blocks() {
+            // RFC 2018 §3: 4 blocks fit the 40 option bytes, 3 beside timestamps.
+            let max = if self.ts_ok { 3 } else { 4 };
+            let irs = self.irs;
+            seg.sack = self.sack_rcv.blocks(max, |x| irs.wrapping_add(x as u32));
+        }
+        self.ecn.decorate(&mut seg, false);
+        self.stats.acks_sent += 1;
+        self.after_send(now, &seg);
+        if self.cfg.trace {
+            let r = self.rcv_nxt;
+            self.record(now, TraceKind::AckSent, r, 0);
+        }
+        seg
+    }
+
+    /// tcp_output.c: how much may be sent from snd_nxt now, with sender SWS avoidance and Nagle.
+    pub(super) fn try_send_data(&mut self, now: Nanos) -> Option<Segment> {
+        let limit = self.send_limit();
+        let fin_abs = self.fin_abs();
+        let win = if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 };
+        let off = self.snd_nxt - self.snd_una;
+        let avail = limit.saturating_sub(self.snd_nxt);
+        let usable = win.saturating_sub(off);
+        let mut len = avail.min(self.eff_mss as u64).min(usable);
+        let mut forced = false;
+        if self.force_probe {
+            self.force_probe = false;
+            if len == 0 && avail > 0 {
+                len = 1;
+                forced = true;
+            }
+        }
+        // FIN may ride on the segment that carries the last byte, or go alone once all data is
+        // sent (and again after a go-back-N that rewound snd_nxt to it).
+        let fin = match fin_abs {
+            Some(f) => self.snd_nxt + len == f && limit == f,
+            None => false,
+        };
+        if len == 0 && !fin {
+            return None;
+        }
+        // A pacing CC (seed 003 §3.3) releases one segment when its timer has fired.
+        if !forced && self.cc.pacing_release().is_some_and(|t| t > now) {
+            return None;
+        }
+        if len > 0 && self.snd_max == self.snd_una && self.snd_nxt == self.snd_max && self.restart_after_idle(now) {
+            // The window may have shrunk to one segment: recompute what may go now.
+            len = len.min(self.w.cwnd.min(self.snd_wnd) as u64);
+            if len == 0 {
+                return None;
+            }
+        }
+        if len > 0 && len < self.eff_mss as u64 && !forced {
+            let idle = self.snd_max == self.snd_una;
+            let buffered = limit - self.snd_una; // unacked + unsent bytes in the buffer
+            let takes_all = len + off >= buffered.saturating_sub(0) && self.snd_nxt + len == limit;
+            let ok = ((idle || !self.cfg.nagle) && takes_all)
+                || len >= (self.max_sndwnd / 2) as u64 && self.max_sndwnd > 0
+                || self.snd_nxt < self.snd_max;
+            if !ok {
+                return None;
+            }
+        }
+        let s = self.snd_nxt;
+        Some(self.emit(now, s, len as u32, fin, false))
+    }
+
+    /// 4.4BSD tcp_output.c: `idle = (snd_max == snd_una); if (idle && t_idle >= t_rxtcur)
+    /// snd_cwnd = t_maxseg` — after an idle period of at least the RTO no ACKs are left to clock
+    /// data out, so slow start again. BSD measures `t_idle` in slow ticks since the last segment
+    /// received; the fine timer model uses RFC 5681 §4.1 (time since the last send exceeds the RTO,
+    /// restart window = min(initial window, cwnd)). Returns whether cwnd was reduced.
+    pub(super) fn restart_after_idle(&mut self, now: Nanos) -> bool {
+        if !self.cfg.idle_restart || self.snd_max <= 1 {
+            return false;
+        }
+        let idle_long = match &self.timer {
+            RetransmitTimer::Bsd { est, .. } => self.idle_ticks as i64 >= est.rxtcur as i64,
+            RetransmitTimer::Fine { .. } => {
+                let since = now.saturating_sub(self.last_send.unwrap_or(now));
+                since > self.timer.rto_ns()
+            }
+        };
+        let restart = self.cfg.initial_window_segments.max(1) * self.eff_mss;
+        if idle_long && self.w.cwnd > restart {
+            self.w.cwnd = restart;
+            self.stats.idle_restarts += 1;
+            self.note_cwnd();
+            return true;
+        }
+        false
+    }
+
+    pub(super) fn emit(&mut self, now: Nanos, s: u64, len: u32, fin: bool, single: bool) -> Segment {
+        let end = s + len as u64 + fin as u64;
+        let is_retx = s < self.snd_max;
+        let mut seg = self.base_segment(now, s);
+        seg.len = len;
+        if fin {
+            seg.flags |= Flags::FIN;
+            self.fin_seq = Some(end - 1);
+            match self.state {
+                TcpState::Established | TcpState::SynReceived => self.state = TcpState::FinWait1,
+                TcpState::CloseWait => self.state = TcpState::LastAck,
+                _ => {}
+            }
+        }
+        self.ecn.decorate(&mut seg, len > 0 && !is_retx);
+        if len > 0 {
+            self.rec.on_transmit(s, len, is_retx);
+        }
+        if !single || s <= self.snd_nxt {
+            self.snd_nxt = self.snd_nxt.max(end);
+        }
+        if !single {
+            self.snd_nxt = end;
+        }
+        self.snd_max = self.snd_max.max(end);
+        if len > 0 {
+            self.stats.data_segments_sent += 1;
+            if self.stats.first_send.is_none() {
+                self.stats.first_send = Some(now);
+            }
+        }
+        if is_retx {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len as u64;
+            // Karn: a retransmission of the timed segment invalidates its sample.
+            if let RetransmitTimer::Bsd { t_rtt, rtseq, .. } = &self.timer {
+                if *t_rtt != 0 && *rtseq >= s && *rtseq < end {
+                    self.timer.cancel_timing();
+                }
+            } else if let RetransmitTimer::Fine { timing: Some((ts, _)), .. } = &self.timer {
+                if *ts >= s && *ts < end {
+                    self.timer.cancel_timing();
+                }
+            }
+        } else {
+            self.stats.bytes_sent += len as u64;
+            // tcp_output.c: time this segment if nothing is being timed.
+            self.timer.start_timing(now, s);
+        }
+        // tcp_output.c: start the retransmit timer if it is not running.
+        if !self.timer.running() && self.snd_max > self.snd_una {
+            self.timer.restart(now);
+        }
+        self.log.on_send(now, s, end);
+        self.cc.on_send(now, s.saturating_sub(1), len, is_retx);
+        self.last_send = Some(now);
+        self.record(now, if is_retx { TraceKind::Retransmit } else { TraceKind::Send }, s, len);
+        self.after_send(now, &seg);
+        seg
+    }
+}

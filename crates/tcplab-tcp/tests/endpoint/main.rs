@@ -1,0 +1,11 @@
+//! Integration tests of tcplab-tcp: the endpoint driven through its public API with scripted
+//! segment exchanges at exact times (smoltcp style, see `script`), two endpoints over a lossy
+//! pipe (`link`), and the tests written from mutation-run survivors.
+
+mod lite;
+mod link;
+mod mutants;
+mod sack_ecn;
+mod scalable;
+mod script;
+mod scripted;
