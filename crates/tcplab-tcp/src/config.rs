@@ -47,6 +47,8 @@
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
 //!   timers, timestamps, 4.4BSD delayed ACKs (`bsd_delayed`), header prediction.
+//! * `reno-fault-no-fast-retransmit`, `reno-fault-double-ca`, `reno-fault-no-rto-backoff` —
+//!   `reno` with one planted fault each, for testing `tcplab diagnose`: see [`crate::faults`].
 
 use crate::lite::{self, LiteFixes, LITE_PARAMS};
 use crate::{Nanos, MS, SEC};
@@ -249,6 +251,8 @@ pub struct EndpointConfig {
     pub trace: bool,
     /// 4.4BSD-Lite behaviours and their fixes ([`crate::lite`]); `None` for every other variant.
     pub lite: Option<LiteFixes>,
+    /// Planted faults ([`crate::faults`], the `reno-fault-*` variants); all off otherwise.
+    pub faults: crate::faults::PlantedFaults,
     /// Offer ECN (RFC 3168) in the handshake; used when the peer agrees.
     pub ecn: bool,
     /// Offer SACK-permitted (RFC 2018) in the handshake (on for the SACK variants).
@@ -267,7 +271,7 @@ pub struct EndpointConfig {
 /// Names accepted by [`EndpointConfig::for_variant`].
 pub const KNOWN_VARIANTS: &[&str] = &[
     "tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4",
-    "lite.5", "lite.6", "scalable-ecn",
+    "lite.5", "lite.6", "scalable-ecn", "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff",
 ];
 
 impl EndpointConfig {
@@ -275,8 +279,9 @@ impl EndpointConfig {
     pub fn for_variant(name: &str) -> Result<EndpointConfig, String> {
         let bsd_cc = CcKind::Reno { extra_eighth: false, halve_flight: false };
         let lite_level = lite::parse_level(name);
+        let faults = crate::faults::parse(name);
         let (cc, recovery, timer_model) = match name {
-            _ if lite_level.is_some() => (bsd_cc, RecoveryKind::Reno, TimerModel::Bsd),
+            _ if lite_level.is_some() || faults.is_some() => (bsd_cc, RecoveryKind::Reno, TimerModel::Bsd),
             "tahoe" => (bsd_cc, RecoveryKind::Tahoe, TimerModel::Bsd),
             "reno" => (bsd_cc, RecoveryKind::Reno, TimerModel::Bsd),
             "newreno" => (
@@ -335,6 +340,7 @@ impl EndpointConfig {
             sack,
             dsack,
             lite: None,
+            faults: faults.unwrap_or_default(),
             ecn_per_segment: false,
             pacing_seed: 0,
         };
