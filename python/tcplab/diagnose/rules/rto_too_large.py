@@ -1,0 +1,79 @@
+"""Retransmission timeouts far above the measured RTT (seed 001 §3.2, Lite.2; RFC 6298 §2).
+
+What the measured RTT justifies: RFC 6298's SRTT + 4·RTTVAR from the fine RTT samples, and, with
+a coarse clock of granularity G (500 ms in BSD), Brakmo's floor of "at least two larger than the
+RTT" in ticks (seed 001 §3.2): G·(⌊RTT/G⌋ + 2); the larger of the two, and the variant's minimum
+RTO. A timeout whose armed (not backed-off) RTO exceeds that by more than half a tick (or 25 %
+on a fine clock) fires. Lite.0's estimator keeps the never-updated fraction bits of sa and sd,
+so with RTTs of 0 ticks its RTO is 3 ticks (1.5 s) where 2 suffice (Table 1).
+
+The time lost is the excess: the sender sat idle that much longer before retransmitting.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import Rule, finding
+
+
+def _justified(v, t: float) -> tuple[float, float]:
+    s = v.rtt_samples
+    if len(s) == 0:
+        return 0.0, 0.0
+    srtt = float(np.median(s))
+    var = float(np.mean(np.abs(s - srtt)))
+    fine = srtt + 4 * var
+    if v.timer == "bsd":
+        g = 0.5
+        return max(fine, g * (np.floor(srtt / g) + 2)), g
+    if v.timer == "fine":
+        return max(fine, 1.0), 0.001   # RFC 6298 §2.4: 1 s minimum
+    return max(fine, 0.2), 0.001       # foreign stacks: Linux's 200 ms minimum
+
+
+def first_of_series(v, k: int) -> bool:
+    """Timeout k is the first of its series: no earlier timeout of the same snd_una without a
+    new ACK in between (the later ones run on a backed-off timer)."""
+    if k == 0 or v.timeout_una[k] != v.timeout_una[k - 1]:
+        return True
+    return bool(((v.ack_t > v.timeout_t[k - 1]) & (v.ack_t < v.timeout_t[k]) & ~v.ack_dup).any())
+
+
+def check(v):
+    out = []
+    for k, (t, una) in enumerate(zip(v.timeout_t, v.timeout_una)):
+        if not first_of_series(v, k) or len(v.rtt_samples) < 3:
+            continue
+        just, g = _justified(v, t)
+        if v.has_state:
+            rto = v.state_at(t, "rto")
+            armed = "armed RTO"
+        else:
+            last = max(v.last_send_before(t) or 0.0, float(v.ack_t[v.ack_t < t].max()) if (v.ack_t < t).any() else 0.0)
+            rto = t - last
+            armed = "time since the last send or ACK"
+        if rto is None or just <= 0:
+            continue
+        slack = g / 2 if g >= 0.1 else 0.25 * just
+        if rto <= just + slack:
+            continue
+        est = v.state_at(t, "srtt") if v.has_state else None
+        if v.has_state and g >= 0.1 and est is not None and est - np.median(v.rtt_samples) <= g / 2:
+            # The coarse estimator tracks the RTT: a 3-tick RTO after a 1-tick sample is Brakmo's
+            # own conservative rule (Table 2), not the bias of §3.2.
+            continue
+        gap = t - (v.last_send_before(t) or t)
+        out.append(finding(RULE, v, "warning", t, t,
+                           f"timeout after an RTO of {rto:.2f}s where the measured RTT "
+                           f"({np.median(v.rtt_samples)*1000:.0f} ms) justifies {just:.2f}s",
+                           evidence=[f"{armed} {rto:.3f}s at the timeout of seq {int(una)}"
+                                     + (f"; the sender's smoothed RTT {est:.3f}s" if est is not None else ""),
+                                     f"median RTT {np.median(v.rtt_samples)*1000:.1f} ms over {len(v.rtt_samples)} samples; "
+                                     f"clock granularity {g*1000:.0f} ms",
+                                     f"{gap:.2f}s between the last segment sent and the timeout"],
+                           segments=[int(una)], cost_s=float(rto - just)))
+    return out
+
+
+RULE = Rule("rto-too-large", "retransmission timeout far above the measured RTT",
+            "RFC 6298 §2; seed 001 §3.2, Tables 1-2 (Lite.2)", check, lite_fix="lite.2")
