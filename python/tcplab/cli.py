@@ -286,6 +286,9 @@ VARIANT_LINES = {
     "lite.5": "Lite.4 + ACK every packet",
     "lite.6": "Lite.4 + big-ACK limit",
     "scalable-ecn": "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends",
+    "reno-fault-no-fast-retransmit": "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK",
+    "reno-fault-double-ca": "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase",
+    "reno-fault-no-rto-backoff": "planted fault (tests of tcplab diagnose): reno never backing off its RTO",
 }
 QUEUE_LINES = {
     "droptail": "first in, first out; drops arrivals when full (limit in packets or bytes); default 50 packets",
@@ -607,6 +610,8 @@ def build_parser() -> argparse.ArgumentParser:
     tb.add_argument("--out", type=Path, help="write to this file instead of stdout (the PNG path with --plot)")
     tb.set_defaults(fn=cmd_table)
 
+    from .diagnose.cli import add_parser as add_diagnose  # issue 29: all logic in tcplab.diagnose
+    add_diagnose(sub)
     b = sub.add_parser("bench", help="run the benchmark scenarios and print events/s, ns per event and per packet-hop, peak RSS and RSS per flow",
                        description="Run fixed benchmark scenarios (built in python/tcplab/bench.py), each in its own process, timed inside the Rust core; print the median over --repeat runs of events, core wall, events/s, ns per event, ns per packet-hop, the whole tcplab.run() wall, peak RSS and RSS per flow, and the hot structs' sizes. Figures, not pass/fail.")
     b.add_argument("case", nargs="*", help="benchmark names (default: the quick ones, up to 256 flows); see --list")

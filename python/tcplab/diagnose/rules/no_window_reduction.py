@@ -37,7 +37,7 @@ def check(v):
                                f"cwnd stayed inflated at {cwnd/1024:.1f} KB after the ACK that ended fast recovery "
                                f"(ssthresh {ssth/1024:.1f} KB): no window reduction for the loss of seq {una}",
                                evidence=[f"fast retransmit of seq {una} at {t_fr:.3f}s with cwnd {before/1024:.1f} KB before",
-                                         f"new ACK {int(v.ack_no[i])} at {t_end:.3f}s left cwnd {cwnd:.0f} > ssthresh {ssth:.0f} + 3 MSS",
+                                         f"new ACK {int(v.ack_no[i])} at {t_end:.3f}s left cwnd {cwnd:.0f} > ssthresh {ssth:.0f} + 4 MSS",
                                          f"{burst} bytes sent within 1 ms of that ACK"],
                                segments=[int(una)], cost_bytes=float(cwnd - ssth)))
         else:
