@@ -4,7 +4,10 @@ seconds", Lite.4; RFC 5681 §3.1: in congestion avoidance one MSS per RTT, so on
 Two consecutive loss reactions (fast retransmit or first timeout of a series) whose lost
 segments were first sent less than one RTT apart, the first of them sent in congestion
 avoidance (cwnd ≥ ssthresh; inferred from a capture: after an earlier loss episode). The
-slow-start overshoot's multiple losses are not counted: they are slow start's, not CA's.
+slow-start overshoot's multiple losses are not counted: they are slow start's, not CA's. A pair
+that follows congestion-avoidance growth above eq. 3 (the ca-growth-too-fast rule) is a
+"warning" — the cause §3.3 gives; any other pair is "info": several losses in one window take
+Reno two reductions by design (RFC 6582 §1), which NewReno changed.
 """
 from __future__ import annotations
 
@@ -21,9 +24,11 @@ def reactions(v):
 
 
 def check(v):
+    from .ca_growth import check as ca_growth
     ev = reactions(v)
     out = []
     rtt = v.rtt()
+    fast = [(g.t_start, g.t_end) for g in ca_growth(v)]
     for (t1, u1, k1), (t2, u2, k2) in zip(ev, ev[1:]):
         if u2 <= u1:
             continue
@@ -36,10 +41,13 @@ def check(v):
                 continue
         elif t1 == ev[0][0]:
             continue
-        out.append(finding(RULE, v, "warning", t1, t2,
+        caused = any(a - rtt <= s1 <= b + 2 * rtt for a, b in fast)
+        why = ("after congestion avoidance grew faster than eq. 3 (ca-growth-too-fast): the cause seed 001 §3.3 names"
+               if caused else "with no excess growth before: Reno's multiple-loss behaviour (RFC 6582 §1), informational")
+        out.append(finding(RULE, v, "warning" if caused else "info", t1, t2,
                            f"two window reductions ({k1} at {t1:.2f}s, {k2} at {t2:.2f}s) for segments first sent "
                            f"{abs(s2-s1)*1000:.0f} ms apart, within one RTT, in congestion avoidance",
-                           evidence=[f"seq {u1} first sent at {s1:.3f}s, seq {u2} at {s2:.3f}s; RTT {rtt*1000:.0f} ms"],
+                           evidence=[f"seq {u1} first sent at {s1:.3f}s, seq {u2} at {s2:.3f}s; RTT {rtt*1000:.0f} ms", why],
                            segments=[u1, u2]))
     return out
 

@@ -44,6 +44,8 @@ def check(v):
     for k, (t, una) in enumerate(zip(v.timeout_t, v.timeout_una)):
         if not first_of_series(v, k) or len(v.rtt_samples) < 3:
             continue
+        if (~v.ack_dup & (v.ack_t < t)).sum() < 16:
+            continue   # "after the RTT is known": the estimator has not converged yet
         just, g = _justified(v, t)
         if v.has_state:
             rto = v.state_at(t, "rto")
