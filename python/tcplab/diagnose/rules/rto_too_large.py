@@ -16,19 +16,47 @@ import numpy as np
 from . import Rule, finding
 
 
-def _justified(v, t: float) -> tuple[float, float]:
+TICK = 0.5      # the BSD slow timer (seconds)
+RECENT = 5      # BSD samples the fixed estimator still remembers a 1-tick RTT for (Table 2)
+
+
+def bsd_tick_samples(v) -> list[tuple[float, int]]:
+    """The RTT samples a BSD sender takes, in ticks: one segment timed at a time (tcp_output
+    starts timing new data when nothing is timed; tcp_input takes m = ticks elapsed when the ACK
+    covers it; a timeout or fast retransmit stops timing — Karn)."""
+    ticks = v.st_t[v.st_kind == "slow_tick"]
+    ev = [(t, 0, int(s)) for t, s, r in zip(v.send_t, v.send_seq, v.send_retx) if not r]
+    ev += [(t, 1, int(a)) for t, a, d in zip(v.ack_t, v.ack_no, v.ack_dup) if not d]
+    ev += [(t, 2, 0) for t in np.concatenate([v.timeout_t, v.fastrtx_t])]
+    ev.sort()
+    out, timed = [], None
+    for t, kind, x in ev:
+        if kind == 0 and timed is None:
+            timed = (t, x)
+        elif kind == 1 and timed is not None and x > timed[1]:
+            m = int(np.searchsorted(ticks, t, side="right") - np.searchsorted(ticks, timed[0], side="right"))
+            out.append((t, m))
+            timed = None
+        elif kind == 2:
+            timed = None
+    return out
+
+
+def _justified(v, t: float, samples) -> tuple[float, float, str]:
+    """(justified RTO, clock granularity, how) at a timeout at t."""
     s = v.rtt_samples
-    if len(s) == 0:
-        return 0.0, 0.0
     srtt = float(np.median(s))
     var = float(np.mean(np.abs(s - srtt)))
     fine = srtt + 4 * var
-    if v.timer == "bsd":
-        g = 0.5
-        return max(fine, g * (np.floor(srtt / g) + 2)), g
+    if v.timer == "bsd" and samples is not None:
+        recent = [m for ta, m in samples if ta < t][-RECENT:]
+        if not recent:
+            return 0.0, TICK, ""
+        m = max(recent)
+        return TICK * (m + 2), TICK, f"Brakmo's m+2 ticks for the largest of the last {len(recent)} tick samples (m = {m})"
     if v.timer == "fine":
-        return max(fine, 1.0), 0.001   # RFC 6298 §2.4: 1 s minimum
-    return max(fine, 0.2), 0.001       # foreign stacks: Linux's 200 ms minimum
+        return max(fine, 1.0), 0.001, "SRTT + 4 RTTVAR, 1 s minimum (RFC 6298 §2.4)"
+    return max(fine, 0.2), 0.001, "SRTT + 4 RTTVAR, 200 ms minimum (Linux)"
 
 
 def first_of_series(v, k: int) -> bool:
@@ -41,12 +69,13 @@ def first_of_series(v, k: int) -> bool:
 
 def check(v):
     out = []
+    samples = bsd_tick_samples(v) if v.has_state and v.timer == "bsd" else None
     for k, (t, una) in enumerate(zip(v.timeout_t, v.timeout_una)):
         if not first_of_series(v, k) or len(v.rtt_samples) < 3:
             continue
         if (~v.ack_dup & (v.ack_t < t)).sum() < 16:
             continue   # "after the RTT is known": the estimator has not converged yet
-        just, g = _justified(v, t)
+        just, g, how = _justified(v, t, samples)
         if v.has_state:
             rto = v.state_at(t, "rto")
             armed = "armed RTO"
@@ -56,22 +85,18 @@ def check(v):
             armed = "time since the last send or ACK"
         if rto is None or just <= 0:
             continue
-        slack = g / 2 if g >= 0.1 else 0.25 * just
+        slack = 0.01 if g >= 0.1 else 0.25 * just
         if rto <= just + slack:
             continue
         est = v.state_at(t, "srtt") if v.has_state else None
-        if v.has_state and g >= 0.1 and est is not None and est - np.median(v.rtt_samples) <= g / 2:
-            # The coarse estimator tracks the RTT: a 3-tick RTO after a 1-tick sample is Brakmo's
-            # own conservative rule (Table 2), not the bias of §3.2.
-            continue
         gap = t - (v.last_send_before(t) or t)
         out.append(finding(RULE, v, "warning", t, t,
                            f"timeout after an RTO of {rto:.2f}s where the measured RTT "
                            f"({np.median(v.rtt_samples)*1000:.0f} ms) justifies {just:.2f}s",
                            evidence=[f"{armed} {rto:.3f}s at the timeout of seq {int(una)}"
                                      + (f"; the sender's smoothed RTT {est:.3f}s" if est is not None else ""),
-                                     f"median RTT {np.median(v.rtt_samples)*1000:.1f} ms over {len(v.rtt_samples)} samples; "
-                                     f"clock granularity {g*1000:.0f} ms",
+                                     f"justified: {how}; median fine RTT {np.median(v.rtt_samples)*1000:.1f} ms "
+                                     f"over {len(v.rtt_samples)} samples",
                                      f"{gap:.2f}s between the last segment sent and the timeout"],
                            segments=[int(una)], cost_s=float(rto - just)))
     return out
