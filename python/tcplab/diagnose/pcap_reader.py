@@ -173,6 +173,12 @@ def _view(ps) -> FlowView | None:
 
 
 def _infer_reactions(v: FlowView) -> None:
+    """Classify each retransmission of the lowest unacknowledged byte: after a silence of at
+    least max(200 ms, 1.5 RTT) with no ACK and no send it is a timeout; right after a duplicate
+    ACK (within a quarter RTT), the first one for that byte is a fast retransmit; anything else
+    (after a new ACK: go-back-N or a partial ACK's retransmission) continues a recovery."""
+    rtt = float(np.median(rtt_samples(v))) if len(v.send_t) and len(v.ack_t) else 0.2
+    quiet = max(0.2, 1.5 * rtt)
     fr_t, fr_u, to_t, to_u = [], [], [], []
     for t, s in zip(v.send_t[v.send_retx], v.send_seq[v.send_retx]):
         before = v.ack_t < t
@@ -180,16 +186,16 @@ def _infer_reactions(v: FlowView) -> None:
             continue
         una = v.ack_no[before].max()
         if s != una:
-            continue   # not the head: part of a recovery already counted
-        # The last retransmission of this byte, or the last new ACK, starts the count.
-        prev = v.send_t[(v.send_seq == s) & (v.send_t < t)]
-        since = max(prev.max() if len(prev) else 0.0, v.ack_t[before & ~v.ack_dup & (v.ack_no == una)].max(initial=0.0))
-        dups = (v.ack_dup & (v.ack_no == una) & (v.ack_t > since) & (v.ack_t < t)).sum()
-        earlier_fr = any(u == s for u in fr_u)
-        if dups >= 3 and not earlier_fr:
-            fr_t.append(t); fr_u.append(s)
-        elif dups < 3 or earlier_fr:
+            continue
+        last_ack = float(v.ack_t[before].max())
+        prev_send = v.send_t[v.send_t < t]
+        last_send = float(prev_send.max()) if len(prev_send) else 0.0
+        if t - max(last_ack, last_send) >= quiet:
             to_t.append(t); to_u.append(s)
+            continue
+        k = int(np.nonzero(before)[0][-1])
+        if v.ack_dup[k] and t - last_ack <= max(0.002, rtt / 4) and not any(u == s for u in fr_u):
+            fr_t.append(t); fr_u.append(s)
     v.fastrtx_t, v.fastrtx_una = np.array(fr_t), np.array(fr_u, dtype=np.int64)
     v.timeout_t, v.timeout_una = np.array(to_t), np.array(to_u, dtype=np.int64)
 

@@ -35,8 +35,9 @@ def check(v):
     sev = "warning" if ratio > 2 else "info"
     t = v.ack_t[new]
     return [finding(RULE, v, sev, t[0], t[-1],
-                    f"the receiver ACKs every {ratio} segments ({share:.0%} of ACKs) where the declared policy "
-                    f"{v.ack_policy or 'unknown'} ACKs every {expected}: congestion avoidance grows "
+                    f"the receiver ACKs every {ratio} segments ({share:.0%} of ACKs) where "
+                    + (f"the declared policy {v.ack_policy} ACKs every {expected}" if v.ack_policy else
+                       f"RFC 5681 §4.2 expects every {expected}") + ": congestion avoidance grows "
                     f"~1/{ratio} MSS per RTT",
                     evidence=[f"ACKs covering 1/2/3 segments: {counts[1]}/{counts[2]}/{counts[3]}",
                               f"segment payload {v.mss} bytes"],

@@ -56,7 +56,7 @@ def _justified(v, t: float, samples) -> tuple[float, float, str]:
         return TICK * (m + 2), TICK, f"Brakmo's m+2 ticks for the largest of the last {len(recent)} tick samples (m = {m})"
     if v.timer == "fine":
         return max(fine, 1.0), 0.001, "SRTT + 4 RTTVAR, 1 s minimum (RFC 6298 §2.4)"
-    return max(fine, 0.2), 0.001, "SRTT + 4 RTTVAR, 200 ms minimum (Linux)"
+    return max(fine, 1.0), 0.001, "SRTT + 4 RTTVAR, RFC 6298 §2.4's 1 s minimum (the stack's clock is unknown)"
 
 
 def first_of_series(v, k: int) -> bool:
