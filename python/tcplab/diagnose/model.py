@@ -75,6 +75,7 @@ class FlowView:
     ack_dup: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     ack_wnd: np.ndarray | None = None   # advertised window on each ACK (pcap), bytes
     dsack: np.ndarray = field(default_factory=lambda: np.zeros(0))  # times of D-SACK blocks
+    sack: bool = False               # the receiver sent SACK blocks (the flight is not the pipe then)
     # Loss reactions: coarse timeouts and fast retransmits (time, snd_una).
     timeout_t: np.ndarray = field(default_factory=lambda: np.zeros(0))
     timeout_una: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))

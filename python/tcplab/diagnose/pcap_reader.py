@@ -136,7 +136,7 @@ def _view(ps) -> FlowView | None:
         send_t.append(p[0]); send_seq.append(s); send_len.append(p[9]); send_retx.append(s < top)
         top = max(top, s + p[9])
     ack_t, ack_no, ack_new, ack_dup, ack_wnd, dsack = [], [], [], [], [], []
-    una, last_wnd = 0, None
+    una, last_wnd, sack_seen = 0, None, False
     si = 0
     hi = 0   # highest byte sent by the time of the ACK
     for p in rev:
@@ -152,6 +152,7 @@ def _view(ps) -> FlowView | None:
         dup = p[9] == 0 and a == una and wnd == last_wnd and hi > una
         ack_t.append(p[0]); ack_no.append(a); ack_new.append(max(a - una, 0)); ack_dup.append(dup); ack_wnd.append(wnd)
         for l, r in _sack_blocks(p[10]):
+            sack_seen = True
             if rel(r) <= a:
                 dsack.append(p[0])
         una = max(una, a)
@@ -163,7 +164,7 @@ def _view(ps) -> FlowView | None:
                  send_len=np.array(send_len, dtype=np.int64), send_retx=np.array(send_retx, dtype=bool),
                  ack_t=np.array(ack_t), ack_no=np.array(ack_no, dtype=np.int64),
                  ack_new=np.array(ack_new, dtype=np.int64), ack_dup=np.array(ack_dup, dtype=bool),
-                 ack_wnd=np.array(ack_wnd, dtype=np.int64), dsack=np.array(dsack))
+                 ack_wnd=np.array(ack_wnd, dtype=np.int64), dsack=np.array(dsack), sack=sack_seen)
     v.ack_policy = None
     _infer_reactions(v)
     v.rtt_samples = rtt_samples(v)

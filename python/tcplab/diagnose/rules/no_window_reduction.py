@@ -8,7 +8,8 @@ ACK on its fast path and kept the inflated window, releasing "more than 20KB ...
 Exact (run directory): cwnd after the recovery-ending ACK exceeds ssthresh + 4 MSS (3 MSS are
 the §3.6 `>`-test case of an episode with exactly three dup ACKs, a separate minor detail the
 seed expects no effect from; one more for the increase of that ACK). Inferred (pcap): the flight within one
-RTT after that ACK is at least the flight when the loss was detected.
+RTT after that ACK is at least the flight when the loss was detected — only without SACK: with
+SACK (RFC 6675) the sender's pipe excludes SACKed data, which the flight cannot show.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def check(v):
                                          f"new ACK {int(v.ack_no[i])} at {t_end:.3f}s left cwnd {cwnd:.0f} > ssthresh {ssth:.0f} + 4 MSS",
                                          f"{burst} bytes sent within 1 ms of that ACK"],
                                segments=[int(una)], cost_bytes=float(cwnd - ssth)))
-        else:
+        elif not v.sack:   # with SACK the flight (snd_max - snd_una) is not the pipe: not judged
             fl_before = _flight(v, t_fr)
             fl_after = max(_flight(v, t) for t in np.linspace(t_end, t_end + v.rtt(), 8))
             if fl_before >= 4 * v.mss and fl_after >= fl_before:   # a smaller flight is within the noise
