@@ -256,6 +256,19 @@ def test_cli_text_json_html_and_exit_status(lite_runs, tmp_path):
     assert p.returncode == 2 and "no flow 'nosuch'" in p.stderr
 
 
+def test_bad_and_truncated_captures(lite_runs, tmp_path):
+    junk = tmp_path / "junk.pcap"
+    junk.write_bytes(b"not a capture at all, just text\n" * 4)
+    p = _cli(junk, "--no-html")
+    assert p.returncode == 2 and "not a pcap or pcapng file" in p.stderr and "Traceback" not in p.stderr
+    whole = (lite_runs["lite.0"] / "pcap_Host1a-Gateway1.pcap").read_bytes()
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(whole[: len(whole) // 2 + 7])          # ends inside a record
+    p = _cli(cut, "--no-html")
+    assert p.returncode == 0 and "Traceback" not in p.stderr     # read up to where it was cut
+    assert "10.0.0.1:10000>10.0.0.4:5001" in p.stdout
+
+
 def test_api_dataframe(lite_runs):
     df = diagnose.findings_frame(lite_runs["lite.1"])
     assert df.columns[:3] == ["rule", "flow", "severity"]

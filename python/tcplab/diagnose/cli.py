@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
     d = sub.add_parser("diagnose", help="find TCP performance bugs in a run directory or a pcap (Lite-study rules)",
                        description="Check every TCP sender of RUN_DIR or PCAP against the diagnosis rules "
                                    "(docs/diagnose.md) and print the findings per flow.")
-    d.add_argument("source", metavar="RUN_DIR|PCAP")
+    d.add_argument("source", metavar="RUN_DIR|PCAP", help="a tcplab run directory (with run.trace.tcp) or a pcap/pcapng capture")
     d.add_argument("--flow", help="only this flow (a run's flow name; a pcap's 'ip:port>ip:port')")
     d.add_argument("--json", action="store_true", help="print the findings as JSON")
     d.add_argument("--html", metavar="FILE", help="also write an HTML page with a zoomed trace graph per finding "
@@ -28,6 +28,9 @@ def run(a) -> int:
     from . import diagnose_views, load_flows
     src = Path(a.source)
     views = load_flows(src, a.flow)
+    if not views:
+        print(f"{src}: no TCP flow carrying data" + (f" named {a.flow!r}" if a.flow else ""))
+        return 0
     findings = diagnose_views(views)
     page = None
     if not a.no_html:

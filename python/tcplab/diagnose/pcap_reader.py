@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ def _packets(path: Path):
             except ValueError as e:
                 raise ValueError(f"{path}: not a pcap or pcapng file ({e})") from None
         link = rd.datalink()
-        for ts, buf in rd:
+        for ts, buf in _records(rd, path):
             try:
                 if link == dpkt.pcap.DLT_EN10MB:
                     ip = dpkt.ethernet.Ethernet(buf).data
@@ -57,6 +58,20 @@ def _packets(path: Path):
                 plen = ip.plen - tcp.off * 4
             yield (float(ts), socket.inet_ntop(fam, ip.src), tcp.sport, socket.inet_ntop(fam, ip.dst), tcp.dport,
                    tcp.seq, tcp.ack, tcp.flags, tcp.win, max(plen, 0), tcp.opts)
+
+
+def _records(rd, path: Path):
+    """The reader's records; a capture cut short (a killed tcpdump) ends at its last whole record."""
+    import dpkt
+    it = iter(rd)
+    while True:
+        try:
+            yield next(it)
+        except StopIteration:
+            return
+        except (dpkt.NeedData, dpkt.UnpackError, struct.error, ValueError):
+            print(f"tcplab diagnose: {path}: truncated capture, read up to its last whole record", file=sys.stderr)
+            return
 
 
 def _companion(path: Path) -> Path | None:
