@@ -19,7 +19,8 @@ import tcplab
 from tcplab import diagnose
 from tcplab.diagnose import evaluate
 from tcplab.diagnose.model import FlowView
-from tcplab.diagnose.rules import (big_ack_burst, ca_growth, rto_backoff, slow_start_restart, timeout_with_dupacks)
+from tcplab.diagnose.rules import (big_ack_burst, ca_growth, idle_limits, rto_backoff, rwnd_sws, slow_start_restart,
+                                   timeout_with_dupacks)
 
 ROOT = Path(__file__).resolve().parents[1]
 BRAKMO = ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml"
@@ -122,6 +123,34 @@ def test_slow_start_restart_after_idle():
     assert len(fs) == 1 and "8 segments" in fs[0].summary
     v.send_t = np.concatenate([np.zeros(10), np.full(1, 3.2), np.full(7, 3.5)])
     assert slow_start_restart.check(v) == []
+
+
+def test_silly_window_sends_and_zero_window_time():
+    # Full segments, then three 100-byte segments mid-transfer, then a full one and the short tail.
+    lens = [MSS] * 4 + [100] * 3 + [MSS, 300]
+    seq = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    rows = [(0.0, "send", 8 * MSS, 64000, 1.0), (0.5, "ack", 8 * MSS, 64000, 1.0), (1.5, "ack", 8 * MSS, 64000, 1.0)]
+    st = _state(rows)
+    st["st_snd_wnd"] = np.array([64000.0, 0.0, 64000.0])
+    v = _flow(send_t=np.linspace(0, 2, len(lens)), send_seq=seq, send_len=np.array(lens), send_retx=np.zeros(len(lens), bool), **st)
+    fs = {f.severity: f for f in rwnd_sws.check(v)}
+    assert fs["warning"].count == 3 and fs["warning"].segments == [4 * MSS, 4 * MSS + 100, 4 * MSS + 200]
+    assert fs["info"].cost_s == pytest.approx(1.0)          # zero window from 0.5 s to 1.5 s
+
+
+def test_sender_stall_with_open_window_and_data():
+    # cwnd 8 MSS, 2 MSS unacked, window open, 1 MB to send: nothing sent from 0.1 s to 2.0 s.
+    rows = [(0.0, "send", 8 * MSS, 64000, 1.0), (0.1, "send", 8 * MSS, 64000, 1.0), (0.5, "ack", 8 * MSS, 64000, 1.0),
+            (2.0, "send", 8 * MSS, 64000, 1.0)]
+    st = _state(rows)
+    st["st_unacked"] = np.array([MSS, 2.0 * MSS, 2.0 * MSS, 3.0 * MSS])
+    v = _flow(total_bytes=1_000_000, send_buffer=50_000, send_t=np.array([0.0, 0.1, 2.0]), send_seq=np.arange(3) * MSS,
+              send_len=np.full(3, MSS), send_retx=np.zeros(3, bool), ack_t=np.array([0.5]), ack_no=np.array([MSS]),
+              ack_new=np.array([MSS]), ack_dup=np.zeros(1, bool), rtt_samples=np.array([0.1]), **st)
+    fs = [f for f in idle_limits.check(v) if f.severity == "warning"]
+    assert [(f.t_start, f.t_end) for f in fs] == [(0.1, 2.0)]
+    v.total_bytes = 2 * MSS + 500          # after 0.1 s only a sub-MSS tail is left: Nagle holds it, no stall
+    assert [f for f in idle_limits.check(v) if f.severity == "warning"] == []
 
 
 # ------------------------------------------------------------------ the Lite study, rediscovered

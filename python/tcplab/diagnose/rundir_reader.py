@@ -43,8 +43,10 @@ def read_rundir(path: str | Path, flow: str | None = None) -> list[FlowView]:
     from ..rundir import RunData
     rd = RunData.load(path)
     if not rd.has_tcp:
-        raise ValueError(f"{path}: the run has no TCP trace (trace_tcp.parquet); run it again with "
-                         "run.trace.tcp = true")
+        caps = sorted(p.name for p in Path(path).glob("pcap_*.pcap"))
+        hint = (f"; diagnose one of its captures instead: {', '.join(caps)}" if caps else
+                "; run it again with run.trace.tcp = true")
+        raise ValueError(f"{path}: the run has no TCP trace (trace_tcp.parquet){hint}")
     conns = rd.conns if flow is None else [flow]
     if flow is not None and flow not in rd.conns:
         raise ValueError(f"{path}: no flow {flow!r}; flows: {', '.join(rd.conns)}")
