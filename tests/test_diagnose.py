@@ -254,6 +254,12 @@ def test_no_false_alarms_on_a_clean_linux_capture(tmp_path):
     s = json.loads((tmp_path / "emu" / "summary.json").read_text())
     if any(lk.get("drops") for lk in s["links"]):
         pytest.skip("the emulated path dropped packets (the machine fell behind): not a clean path")
+    emu = s.get("emulation", {})
+    if emu.get("fell_behind") or emu.get("released_over_1ms_late", 0) > 0:
+        # A loaded machine releases datagrams late and in bunches: the ACKs arrive compressed
+        # (stretch ACKs), which is not the clean path the claim is about.
+        pytest.skip(f"the emulator fell behind real time (p99 lateness {emu.get('release_lateness_p99_ms')} ms, "
+                    f"{emu.get('released_over_1ms_late')} datagrams over 1 ms late): not a faithful run")
     fs = diagnose.diagnose(tmp_path / "emu" / "pcap_Host1a-Gateway1.pcap")
     assert [f.line() for f in fs if f.severity != "info"] == []
 
