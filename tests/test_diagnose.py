@@ -103,14 +103,18 @@ def test_rto_backoff_exact_and_inferred():
 
 
 def test_big_ack_burst_threshold_is_four_segments():
-    def flow(n_sent):
+    # A dup ACK for byte 0 (the hole), then the ACK for 6 segments that fills it.
+    def flow(n_sent, dup=True):
         return _flow(send_t=np.full(n_sent, 1.0), send_seq=np.arange(n_sent) * MSS + 10 * MSS,
                      send_len=np.full(n_sent, MSS), send_retx=np.zeros(n_sent, bool),
-                     ack_t=np.array([1.0, 2.0]), ack_no=np.array([6 * MSS, 7 * MSS]),
-                     ack_new=np.array([6 * MSS, MSS]), ack_dup=np.zeros(2, bool))
+                     ack_t=np.array([0.5, 0.6, 1.0, 2.0]), ack_no=np.array([0, 0, 6 * MSS, 7 * MSS]),
+                     ack_new=np.array([0, 0, 6 * MSS, MSS]), ack_dup=np.array([False, dup, False, False]))
     assert big_ack_burst.check(flow(3)) == []
     fs = big_ack_burst.check(flow(4))
     assert len(fs) == 1 and "4 segments" in fs[0].summary
+    # The same burst after a stretch ACK of in-order data (no dup ACK, nothing retransmitted): §3.5's
+    # causes are loss and reordering, so no finding.
+    assert big_ack_burst.check(flow(4, dup=False)) == []
 
 
 def test_slow_start_restart_after_idle():
