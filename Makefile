@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark emulation mutants clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark emulation mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -131,6 +131,14 @@ kelly: setup
 	@for e in kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics; do \
 		$(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 	$(KELLY_PLOTS)
+
+# tcplab diagnose (issue 29): the rediscovery table (Lite.0-6, Reno, Vegas on brakmo/single-transfer
+# and lite/table4 seeds 1-3), the planted faults and 100 clean scenarios; docs/diagnose.md.
+diagnose-eval: setup
+	$(BIN)/python -m tcplab.diagnose.evaluate --clean 100 --table4-seeds 3
+
+diagnose-clean100: setup
+	$(BIN)/python -m tcplab.diagnose.evaluate --skip-rediscovery --clean 100
 
 # The emulation reproductions (real time; need root and /dev/net/tun) into runs/reproduce/.
 emulation: setup

@@ -35,6 +35,7 @@ pub mod ack_policy;
 pub mod cc;
 pub mod config;
 pub mod ecn;
+pub mod faults;
 mod endpoint;
 pub mod lite;
 pub mod model;

@@ -21,12 +21,14 @@ def run(a) -> int:
         for k in path:
             node = node.get(k, {})
         return node.get("enum") or []
-    variants = enum_of("TcpCfg", "properties", "variant") or list(VARIANT_LINES)
+    from .._core import tcp_variants
+    registry = {name: what for name, what, _parts, _params in tcp_variants()}  # tcplab-tcp's variant table
+    variants = enum_of("TcpCfg", "properties", "variant") or list(registry)
     queues = enum_of("QueueCfg", "properties", "kind") or list(QUEUE_LINES)
     patterns = [p for p in enum_of("UdpPattern")] or [p for p in PATTERN_LINES if p not in ("tcplib", "ahn")]
     print("TCP variants ([[tcp]] variant = ...; README \"TCP variants\"):")
     for v in variants:
-        print(f"  {v:<14} {VARIANT_LINES.get(v, '(see README)')}")
+        print(f"  {v:<14} {registry.get(v, '(see docs/variants.md)')}")
     print("\nqueue disciplines (queue = { kind = ... }):")
     for q in queues:
         print(f"  {q:<14} {QUEUE_LINES.get(q, '(see README)')}")
@@ -48,26 +50,6 @@ def run(a) -> int:
     if not lv:
         print("  (none: this kernel lists no congestion control)")
     return 0
-
-
-VARIANT_LINES = {
-    "tahoe": "4.3BSD-Tahoe: slow start, linear increase, fast retransmit then slow start",
-    "reno": "4.3BSD-Reno: Tahoe + fast recovery (window inflation, deflation to ssthresh); BSD timers",
-    "newreno": "RFC 6582: Reno with partial ACKs in recovery; fine RFC 6298 timer",
-    "sack": "ns-2 Sack1: Reno increase, SACK scoreboard and pipe (Fall & Floyd 1996)",
-    "sack-rfc6675": "RFC 6675 SACK loss recovery (IsLost, SetPipe, NextSeg), D-SACK receiver; fine timer",
-    "vegas": "Brakmo's Vegas: Expected/Actual/Diff per RTT, alpha=1, beta=3, fine per-segment timeouts",
-    "vegas-star": "Vegas with Vegas* slow start (threshold from ACK spacing), seed 000 §4.4",
-    "lite": "= lite.0",
-    "lite.0": "4.4BSD-Lite as shipped, bugs included (header prediction, RTO, MSS/8 term, ...)",
-    "lite.1": "Lite + header-prediction fix (seed 001 Table 3)",
-    "lite.2": "Lite.1 + RTO fix",
-    "lite.3": "Lite.2 + no timestamps",
-    "lite.4": "Lite.3 + no MSS/8 term in linear increase",
-    "lite.5": "Lite.4 + ACK every packet",
-    "lite.6": "Lite.4 + big-ACK limit",
-    "scalable-ecn": "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends",
-}
 
 
 QUEUE_LINES = {

@@ -57,6 +57,8 @@ def _run_section(run, anchor: str, heading: str | None = None, graphs: bool = Tr
     links = run.links.to_dicts() if run.summary.get("links") else []
     flows = run.flows.to_dicts() if run.summary.get("flows") else []
     parts += ["<h3>Links</h3>", _table(links), "<h3>Flows</h3>", _table(flows)]
+    from ..diagnose.report_section import section_html  # issue 29: tcplab diagnose's findings
+    parts.append(section_html(run))
     if graphs:
         parts.append(_graphs_html(run, anchor))
     scen = run.scenario_text if hasattr(run, "scenario_text") else None

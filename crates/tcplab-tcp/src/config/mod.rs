@@ -147,6 +147,8 @@ pub struct EndpointConfig {
     pub trace: bool,
     /// 4.4BSD-Lite behaviours and their fixes ([`crate::lite`]); `None` for every other variant.
     pub lite: Option<LiteFixes>,
+    /// Planted faults ([`crate::faults`], the `reno-fault-*` variants); all off otherwise.
+    pub faults: crate::faults::PlantedFaults,
     /// Offer ECN (RFC 3168) in the handshake; used when the peer agrees.
     pub ecn: bool,
     /// Offer SACK-permitted (RFC 2018) in the handshake (on for the SACK variants).

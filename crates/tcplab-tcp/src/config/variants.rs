@@ -38,6 +38,8 @@
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
 //!   timers, timestamps, 4.4BSD delayed ACKs (`bsd_delayed`), header prediction.
+//! * `reno-fault-no-fast-retransmit`, `reno-fault-double-ca`, `reno-fault-no-rto-backoff` —
+//!   `reno` with one planted fault each, for testing `tcplab diagnose`: see [`crate::faults`].
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
@@ -83,6 +85,15 @@ fn lite_level<const N: u32>(c: &mut EndpointConfig) {
     c.ack_policy = if ack_every_packet { AckPolicy::EveryPacket } else { AckPolicy::BsdDelayed };
 }
 
+/// The planted fault its name selects ([`crate::faults`]).
+fn planted_fault(c: &mut EndpointConfig) {
+    c.faults = crate::faults::parse(&c.variant.name).unwrap_or_default();
+}
+
+const fn fault_row(name: &'static str, description: &'static str) -> VariantEntry {
+    VariantEntry { name, description, cc: CcKind::BSD_RENO, recovery: RecoveryKind::Reno, timer: TimerModel::Bsd, setup: planted_fault }
+}
+
 const fn lite_row(name: &'static str, description: &'static str, setup: fn(&mut EndpointConfig)) -> VariantEntry {
     VariantEntry { name, description, cc: CcKind::BSD_RENO, recovery: RecoveryKind::Reno, timer: TimerModel::Bsd, setup }
 }
@@ -108,6 +119,9 @@ pub const VARIANTS: &[VariantEntry] = &[
     lite_row("lite.6", "Lite.4 + big-ACK limit", lite_level::<6>),
     // Seed 003 §3.3: loss falls back to traditional TCP — NewReno with RFC 6298 timers.
     VariantEntry { name: "scalable-ecn", description: "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends", cc: CcKind::Scalable(ScalableParams::DEFAULT), recovery: RecoveryKind::NewReno, timer: FINE_1S, setup: scalable_ecn },
+    fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
+    fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
+    fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
 ];
 
 const N_VARIANTS: usize = VARIANTS.len();
@@ -189,6 +203,7 @@ impl EndpointConfig {
             // D-SACK (RFC 2883) from the modern variant's receiver; ns-2's Sack1 sink sends none.
             dsack: e.recovery == RecoveryKind::Rfc6675,
             lite: None,
+            faults: Default::default(),
             ecn_per_segment: false,
             pacing_seed: 0,
         };

@@ -195,7 +195,10 @@ impl Endpoint {
                     self.dupacks += 1;
                     self.stats.dupacks_received += 1;
                     self.record(now, TraceKind::DupAck, ack, 0);
-                    self.on_dupack(now);
+                    // Planted fault (crate::faults): the threshold dup ACK is ignored.
+                    if !(self.cfg.faults.no_fast_retransmit && self.dupacks >= self.cfg.dupack_threshold) {
+                        self.on_dupack(now);
+                    }
                 }
             } else {
                 self.dupacks = 0;
@@ -467,7 +470,12 @@ impl Endpoint {
             };
             let view = sender_view!(self, now, 0);
             let cam = self.trace.as_deref_mut().map(|t| &mut t.cam);
+            let before = self.w.cwnd;
             self.cc.on_ack(&mut self.w, &sample, &view, cam);
+            if self.cfg.faults.double_ca && !sample.in_slow_start && self.w.cwnd > before {
+                // Planted fault (crate::faults): the congestion-avoidance increase, twice.
+                self.w.cwnd = self.w.cwnd.saturating_add(self.w.cwnd - before).min(self.w.max_cwnd.max(before));
+            }
         }
         self.apply_recovery(now, out);
         if out.retransmit.is_some() && out.restart_timer {

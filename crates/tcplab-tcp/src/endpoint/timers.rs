@@ -112,7 +112,10 @@ impl Endpoint {
         if let Some(last) = self.last_send {
             self.stats.largest_timeout_gap = self.stats.largest_timeout_gap.max(now.saturating_sub(last));
         }
-        if !self.timer.backoff() {
+        if self.cfg.faults.no_rto_backoff {
+            // Planted fault (crate::faults): no backoff; Karn's rule still drops the timing.
+            self.timer.cancel_timing();
+        } else if !self.timer.backoff() {
             self.abort(now);
             return;
         }
