@@ -280,7 +280,8 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn"]
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn",
+             "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {
             let c = EndpointConfig::for_variant(e.name).unwrap();
