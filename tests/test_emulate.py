@@ -5,6 +5,7 @@ simulates a machine without root or TUN through TCPLAB_EMULATE_PRETEND."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -126,6 +127,29 @@ def syn_rtt(rate_bps: float) -> float:
     return 2 * one_way
 
 
+def data_rtt(rate_bps: float) -> float:
+    """Round trip of a 1500-byte data segment and a 52-byte ACK over the same path, unqueued."""
+    path = lambda size: 2 * (size * 8 / 1e9 + 10e-6) + size * 8 / rate_bps + 10e-3
+    return path(1500) + path(52)
+
+
+def min_rtt_floor(rate_bps: float) -> float:
+    """The least min_rtt Linux may report on this path without anything released early: its
+    samples are the SYN exchange's (microseconds) and clean data ACKs' (at least data_rtt), or,
+    for ACKs of retransmitted data, the timestamp option's whole milliseconds (tcp_rtt_tsopt_us:
+    a difference of two 1 ms clocks, so up to 1 ms under the true round trip, at least 1 ms)."""
+    return min(syn_rtt(rate_bps), math.ceil(round((data_rtt(rate_bps) - 1e-3) * 1e3, 9)) / 1e3)
+
+
+def path_min(size: int, bottleneck_bps: float) -> float:
+    """Least one-way time of a `size`-byte datagram over h1-r1-r2-h2 (either direction), in ns."""
+    return 1e9 * (2 * (size * 8 / 1e9 + 10e-6) + size * 8 / bottleneck_bps + 10e-3)
+
+
+#: A machine that woke the emulator later than this (p99) cannot be held to the 0.1 ms target.
+WAKEUP_BUDGET_MS = 0.05
+
+
 @needs_emulation
 @pytest.mark.parametrize("rate, bps, limit", [("1.6Mbps", 1.6e6, "100pkts"), ("100Mbps", 100e6, "300pkts")])
 def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
@@ -134,31 +158,39 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
     r = emu.emulate(sc, out=tmp_path / "run")
     s = r.summary
     em = s["emulation"]
-    link = next(l for l in em["links"] if l["name"] == "r1->r2")
-    # Within 1 % when the emulator kept up (p99 release lateness under 0.1 ms); on a loaded
-    # 2-core machine a 100 Mbit/s run can fall behind, and then the summary must say so
-    # (`fell_behind`; an emulator stalled by RT throttling measured 1.0-2.1 % low at
-    # 100 Mbit/s) and the error stays within 3 %.
-    tol = 0.01 if not em["fell_behind"] else 0.03
-    # the emulator's own counters: bytes over the wall-clock time the bottleneck was busy
-    assert abs(link["achieved_over_configured"] - 1) < tol, (link, em)
-    # the kernel's: the sender's acknowledged bytes (TCP_INFO) over the saturated middle of the
-    # run, against the payload share of 1500-byte datagrams (1448 B with timestamps)
+    print(f"\n{rate}: lateness p50 {em['release_lateness_p50_ms']:.3f} p99 {em['release_lateness_p99_ms']:.3f} "
+          f"max {em['release_lateness_max_ms']:.3f} ms, {em['released_over_1ms_late']} over 1 ms of "
+          f"{em['datagrams_released']} ({em['released_while_preempted']} preempted); wake-up p99 {em['wakeup_lateness_p99_ms']:.3f} max {em['wakeup_lateness_max_ms']:.3f} ms")
+
+    # --- what must always hold, whatever the machine's load ---
+    # 1. Nothing released early, by the emulator's own records of every datagram: released at
+    #    or after its due time, and due no sooner after its arrival (stamped when read) than
+    #    serialization and propagation over the whole path allow.
+    pk = r.emulation_packets
+    assert pk.height == em["datagrams_released"] > 100
+    assert (pk["released_ns"] >= pk["due_ns"]).all()
+    least = [path_min(n, bps) for n in pk["size"].to_list()]
+    transit = (pk["due_ns"].cast(int) - pk["arrival_ns"].cast(int)).to_list()
+    assert all(t >= m - 1 for t, m in zip(transit, least)), min(t - m for t, m in zip(transit, least))
+    assert em["released_early"] == 0
+    assert (tmp_path / "run" / emu.PACKETS_FILE).exists()
+    # 2. The kernel's own measurement: no RTT below what the path allows.
     flow = next(f for f in s["flows"] if f["name"] == "bulk")
+    assert flow["min_rtt_s"] >= min_rtt_floor(bps) - 1e-6, (flow["min_rtt_s"], min_rtt_floor(bps))
+    assert flow["payload_intact"]
+    # 3. Rate within 1 %: the emulator's counters (bytes over the wall-clock time the bottleneck
+    #    was busy) ...
+    link = next(l for l in em["links"] if l["name"] == "r1->r2")
+    assert abs(link["achieved_over_configured"] - 1) < 0.01, (link, em)
+    # ... and the kernel's: the sender's acknowledged bytes (TCP_INFO) over the saturated middle
+    # of the run, against the payload share of 1500-byte datagrams (1448 B with timestamps)
     sm = flow["tcp_info_samples"]
     t, b, rx = sm["t_s"], sm["bytes_acked"], sm["total_retrans"]
     i = next(k for k in range(len(t)) if t[k] > 1.0)
     j = max(k for k in range(len(t)) if t[k] < 2.9)
-    # payload the bottleneck carried: new bytes acknowledged plus the retransmitted segments
     goodput = (b[j] - b[i] + 1448 * (rx[j] - rx[i])) * 8 / (t[j] - t[i])
-    assert abs(goodput / (bps * 1448 / 1500) - 1) < tol, (goodput, bps, em["fell_behind"])
-    # delay: the kernel's smallest RTT sample is the SYN exchange's, within 1 ms (Linux takes
-    # RTT samples from the 1 ms timestamp clock as well as its own microsecond one)
-    assert abs(flow["min_rtt_s"] - syn_rtt(bps)) <= 1e-3, (flow["min_rtt_s"], syn_rtt(bps))
-    assert flow["payload_intact"]
-    assert em["release_lateness_p50_ms"] < 0.1
-    assert em["fell_behind"] == (em["release_lateness_p99_ms"] > 0.1)
-    # the capture: the bottleneck's pcap holds every datagram it carried, spaced by its rate
+    assert abs(goodput / (bps * 1448 / 1500) - 1) < 0.01, (goodput, bps)
+    # 4. The capture: the bottleneck's pcap holds every datagram it carried, spaced by its rate
     pcap = (tmp_path / "run" / "pcap_r1-r2.pcap").read_bytes()
     times, sizes, off = [], [], 24
     while off < len(pcap):
@@ -172,7 +204,27 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
     back_to_back = [(dt, n) for dt, n in busy if dt < 1.5 * n * 8 / bps]
     rate_seen = sum(n for _, n in back_to_back) * 8 / sum(dt for dt, _ in back_to_back)
     assert abs(rate_seen / bps - 1) < 0.001  # the capture's timestamps are the link's (due) times
+    # 5. The summary's verdict is its figures'
+    behind = any(l.get("fell_behind", False) for l in em["links"]) or em["release_lateness_p99_ms"] > 0.1
+    assert em["fell_behind"] == behind and em["faithful"] == (not behind)
     assert leftovers(os.getpid()) == []
+
+    # --- lateness: only against what this machine allowed in this run ---
+    wake = em["wakeup_lateness_p99_ms"]
+    if wake > WAKEUP_BUDGET_MS:
+        print(f"lateness not checked: the machine woke the emulator p99 {wake:.3f} ms late "
+              f"(budget {WAKEUP_BUDGET_MS} ms): overloaded")
+        return
+    # releases the machine interrupted (it preempted the emulator between due time and release)
+    # are its lateness, not the emulator's; the emulator's own must meet the target
+    print(f"{em['released_while_preempted']} releases preempted; lateness p99 of the others "
+          f"{em['release_lateness_p99_unpreempted_ms']:.3f} ms")
+    assert em["release_lateness_p99_unpreempted_ms"] <= 0.1 + wake, em
+    # the SYN exchange's RTT exceeds the path's by no more than its two releases' lateness and
+    # the time they waited to be read (1 ms)
+    first = pk.sort("arrival_ns").head(2)["released_ns"].cast(int) - pk.sort("arrival_ns").head(2)["due_ns"].cast(int)
+    if not (pk.sort("arrival_ns").head(2)["preempted"] > 0).any():
+        assert flow["min_rtt_s"] <= syn_rtt(bps) + first.sum() / 1e9 + 1e-3, (flow["min_rtt_s"], syn_rtt(bps), first.to_list())
 
 
 # ----------------------------------------------------------------------------- tcplab endpoints on the wire
