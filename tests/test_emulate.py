@@ -160,7 +160,7 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
     em = s["emulation"]
     print(f"\n{rate}: lateness p50 {em['release_lateness_p50_ms']:.3f} p99 {em['release_lateness_p99_ms']:.3f} "
           f"max {em['release_lateness_max_ms']:.3f} ms, {em['released_over_1ms_late']} over 1 ms of "
-          f"{em['datagrams_released']} ({em['released_while_preempted']} preempted); wake-up p99 {em['wakeup_lateness_p99_ms']:.3f} max {em['wakeup_lateness_max_ms']:.3f} ms")
+          f"{em['datagrams_released']} ({em['released_while_held']} held); wake-up p99 {em['wakeup_lateness_p99_ms']:.3f} max {em['wakeup_lateness_max_ms']:.3f} ms")
 
     # --- what must always hold, whatever the machine's load ---
     # 1. Nothing released early, by the emulator's own records of every datagram: released at
@@ -215,15 +215,16 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
         print(f"lateness not checked: the machine woke the emulator p99 {wake:.3f} ms late "
               f"(budget {WAKEUP_BUDGET_MS} ms): overloaded")
         return
-    # releases the machine interrupted (it preempted the emulator between due time and release)
+    # releases the machine held up (it preempted the emulator, or woke it over 0.05 ms late,
+    # between due time and release)
     # are its lateness, not the emulator's; the emulator's own must meet the target
-    print(f"{em['released_while_preempted']} releases preempted; lateness p99 of the others "
-          f"{em['release_lateness_p99_unpreempted_ms']:.3f} ms")
-    assert em["release_lateness_p99_unpreempted_ms"] <= 0.1 + wake, em
+    print(f"{em['released_while_held']} releases held by the machine; lateness p99 of the others "
+          f"{em['release_lateness_p99_unheld_ms']:.3f} ms")
+    assert em["release_lateness_p99_unheld_ms"] <= 0.1 + wake, em
     # the SYN exchange's RTT exceeds the path's by no more than its two releases' lateness and
     # the time they waited to be read (1 ms)
     first = pk.sort("arrival_ns").head(2)["released_ns"].cast(int) - pk.sort("arrival_ns").head(2)["due_ns"].cast(int)
-    if not (pk.sort("arrival_ns").head(2)["preempted"] > 0).any():
+    if not (pk.sort("arrival_ns").head(2)["held"] > 0).any():
         assert flow["min_rtt_s"] <= syn_rtt(bps) + first.sum() / 1e9 + 1e-3, (flow["min_rtt_s"], syn_rtt(bps), first.to_list())
 
 

@@ -12,12 +12,12 @@ from .api import PathLike, Run, Scenario, _check_replaceable, _overrides
 
 
 PACKETS_FILE = "emulation_packets.parquet"
-PACKET_RECORD = [("link", "<u2"), ("preempted", "<u2"), ("size", "<u4"), ("arrival_ns", "<u8"), ("due_ns", "<u8"), ("released_ns", "<u8")]
+PACKET_RECORD = [("link", "<u2"), ("held", "<u2"), ("size", "<u4"), ("arrival_ns", "<u8"), ("due_ns", "<u8"), ("released_ns", "<u8")]
 
 
 def packet_records(data: bytes):
     """The emulator's record of every datagram it released to a host, as a polars DataFrame:
-    `link` (index of the delivering link: `emulation.links[].index`), `preempted` (1 when the
+    `link` (index of the delivering link: `emulation.links[].index`), `held` (1 when the
     machine took the CPU from the emulator between the datagram's due time and its release),
     `size` (bytes), and
     nanoseconds since the run's start: `arrival_ns` (read from its sender's TAP, or sent by a
@@ -97,8 +97,8 @@ def print_emulation(summary: dict, file=None) -> None:
     print(f"release lateness p50 {em.get('release_lateness_p50_ms', 0):.3f} ms, p99 {em.get('release_lateness_p99_ms', 0):.3f} ms, "
           f"max {em.get('release_lateness_max_ms', 0):.3f} ms, {em.get('released_over_1ms_late', 0)} over 1 ms late, "
           f"over {em.get('datagrams_released', 0)} datagrams; released early: {em.get('released_early', 0)}; "
-          f"the machine woke the emulator p99 {em.get('wakeup_lateness_p99_ms', 0):.3f} ms late and preempted it "
-          f"before {em.get('released_while_preempted', 0)} releases", file=f)
+          f"the machine woke the emulator p99 {em.get('wakeup_lateness_p99_ms', 0):.3f} ms late and held it "
+          f"(preempted, or woke it over 0.05 ms late) before {em.get('released_while_held', 0)} releases", file=f)
     for l in em.get("links", []):
         line = (f"  {l['name']:<24} configured {l['rate_bps'] / 1e6:9.4f} Mbit/s, achieved {l['achieved_rate_bps'] / 1e6:9.4f} Mbit/s "
                 f"({100 * l['achieved_over_configured']:.2f} %)")

@@ -24,10 +24,10 @@ use crate::sim::Simulation;
 pub struct Record {
     /// The link that delivered it (the last hop of its path).
     pub link: u16,
-    /// 1 when the machine took the CPU from the emulator between its due time and its release
-    /// (an involuntary context switch: a higher-priority task, RT throttling), so its lateness
-    /// is the machine's, not the emulator's.
-    pub preempted: u16,
+    /// 1 when the machine held the emulator between its due time and its release (took the CPU
+    /// from it — a higher-priority task, RT throttling — or woke it from a sleep more than
+    /// 0.05 ms late), so its lateness is the machine's, not the emulator's.
+    pub held: u16,
     pub size: u32,
     /// Wall-clock ns since the emulation's start when it entered the network.
     pub arrival_ns: u64,
@@ -73,7 +73,7 @@ impl Accuracy {
 
     /// A datagram from `src` (which entered at `arrival`) was released to `node` at `released`,
     /// due at `due`.
-    pub fn released(&mut self, sim: &Simulation, src: u32, node: u32, size: u32, arrival: u64, due: u64, released: u64, preempted: bool) {
+    pub fn released(&mut self, sim: &Simulation, src: u32, node: u32, size: u32, arrival: u64, due: u64, released: u64, held: bool) {
         let (link, min_latency) = path_min_latency(sim, src, node, size);
         if released < due || due < arrival + min_latency {
             self.released_early += 1;
@@ -84,7 +84,7 @@ impl Accuracy {
         l.1 += (late > 1_000_000) as u64;
         l.2 += 1;
         if self.records.len() < MAX_RECORDS {
-            self.records.push(Record { link: link as u16, preempted: preempted as u16, size, arrival_ns: arrival, due_ns: due, released_ns: released });
+            self.records.push(Record { link: link as u16, held: held as u16, size, arrival_ns: arrival, due_ns: due, released_ns: released });
         } else {
             self.records_dropped += 1;
         }
@@ -122,8 +122,8 @@ impl Accuracy {
 
     /// Lateness p99 (ns) of the datagrams whose release the machine did not interrupt, and their
     /// count.
-    pub fn unpreempted_p99(&self) -> (f64, usize) {
-        let mut late: Vec<u64> = self.records.iter().filter(|r| r.preempted == 0).map(|r| r.released_ns.saturating_sub(r.due_ns)).collect();
+    pub fn unheld_p99(&self) -> (f64, usize) {
+        let mut late: Vec<u64> = self.records.iter().filter(|r| r.held == 0).map(|r| r.released_ns.saturating_sub(r.due_ns)).collect();
         late.sort_unstable();
         (percentile(&late, 0.99), late.len())
     }
@@ -164,13 +164,13 @@ pub fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[i] as f64
 }
 
-/// The records as little-endian bytes, 32 per datagram (`<HHIQQQ`: link, preempted, size,
+/// The records as little-endian bytes, 32 per datagram (`<HHIQQQ`: link, held, size,
 /// arrival_ns, due_ns, released_ns).
 pub fn records_bytes(records: &[Record]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.len() * 32);
     for r in records {
         out.extend_from_slice(&r.link.to_le_bytes());
-        out.extend_from_slice(&r.preempted.to_le_bytes());
+        out.extend_from_slice(&r.held.to_le_bytes());
         out.extend_from_slice(&r.size.to_le_bytes());
         out.extend_from_slice(&r.arrival_ns.to_le_bytes());
         out.extend_from_slice(&r.due_ns.to_le_bytes());
@@ -179,17 +179,20 @@ pub fn records_bytes(records: &[Record]) -> Vec<u8> {
     out
 }
 
-/// When the machine took the CPU from the emulator's thread: its involuntary context switches
-/// (getrusage RUSAGE_THREAD), sampled at every step of the loop; kept is the wall time of the
-/// last sample that saw the count grow.
-pub struct Preemptions {
+/// A wake-up from ppoll this much later than asked means the machine held the emulator.
+pub const HELD_WAKE_NS: u64 = 50_000;
+
+/// When the machine held the emulator's thread: took the CPU from it (its involuntary context
+/// switches, getrusage RUSAGE_THREAD, sampled at every step of the loop) or woke it more than
+/// [`HELD_WAKE_NS`] late; kept is the wall time this was last seen.
+pub struct Held {
     count: i64,
     last_change_at: u64,
 }
 
-impl Preemptions {
-    pub fn new() -> Preemptions {
-        Preemptions { count: super::sys::involuntary_switches(), last_change_at: 0 }
+impl Held {
+    pub fn new() -> Held {
+        Held { count: super::sys::involuntary_switches(), last_change_at: 0 }
     }
 
     /// Sample the counter at wall time `t`.
@@ -201,8 +204,17 @@ impl Preemptions {
         }
     }
 
-    /// Whether the thread may have been preempted since wall time `since`: a sample after it
-    /// saw the count grow (the switch itself lies between that sample and the one before).
+    /// The loop woke at `t` from a sleep `late` ns after the time it asked for: beyond
+    /// [`HELD_WAKE_NS`] the machine held the emulator too (it could not run when it should).
+    pub fn woke(&mut self, t: u64, late: u64) {
+        if late > HELD_WAKE_NS {
+            self.last_change_at = t;
+        }
+    }
+
+    /// Whether the machine may have held the thread since wall time `since`: a late wake-up or a
+    /// sample that saw the switch count grow after it (the switch itself lies between that
+    /// sample and the one before).
     pub fn since(&self, since: u64) -> bool {
         self.last_change_at > since
     }

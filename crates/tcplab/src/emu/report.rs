@@ -130,7 +130,7 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
             row
         })
         .collect();
-    let (p99_unpreempted, n_unpreempted) = acc.unpreempted_p99();
+    let (p99_unheld, n_unheld) = acc.unheld_p99();
     let mut wake = acc.wake_late_ns.clone();
     wake.sort_unstable();
     let all = lateness(None);
@@ -143,8 +143,8 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
         "lateness_target_ms": ms(LATENESS_TARGET_NS as f64),
         "released_early": acc.released_early,
         "packet_records_dropped": acc.records_dropped,
-        "released_while_preempted": acc.records.len() - n_unpreempted,
-        "release_lateness_p99_unpreempted_ms": ms(p99_unpreempted),
+        "released_while_held": acc.records.len() - n_unheld,
+        "release_lateness_p99_unheld_ms": ms(p99_unheld),
         "wakeup_lateness_p50_ms": ms(percentile(&wake, 0.5)),
         "wakeup_lateness_p99_ms": ms(percentile(&wake, 0.99)),
         "wakeup_lateness_max_ms": ms(wake.last().copied().unwrap_or(0) as f64),

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use rand::Rng;
 
-use super::accuracy::{Accuracy, Preemptions};
+use super::accuracy::{Accuracy, Held};
 use super::endpoints::{deliver_to_endpoint, flow_done, start_and_poll};
 use super::plan::{plan, EmuFlow, End, Plan};
 use super::report::finish_summary;
@@ -176,7 +176,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     let mut last_progress = 0u64;
     let mut interrupted = false;
     let mut payload = Vec::with_capacity(65536);
-    let mut pre = Preemptions::new();
+    let mut pre = Held::new();
     loop {
         let now = clock.now();
         pre.sample(now);
@@ -271,7 +271,10 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
             let wait = (next - waited_from - SPIN_NS).min(5_000_000);
             if !sys::wait_readable(&fds, wait) {
                 // Timed out: how late the machine woke us against the time asked for.
-                acc.wake_late_ns.push(clock.now().saturating_sub(waited_from + wait));
+                let woke = clock.now();
+                let late = woke.saturating_sub(waited_from + wait);
+                acc.wake_late_ns.push(late);
+                pre.woke(woke, late);
             }
         } else if next > waited_from {
             while clock.now() < next {
@@ -309,7 +312,7 @@ fn advance(sim: &mut Simulation, acc: &mut Accuracy, t: u64) {
 /// Hand every datagram the network delivered to its host: written to the host's TAP, or given
 /// to a tcplab endpoint. Each is recorded with its release time, read after the write.
 #[allow(clippy::too_many_arguments)]
-fn release(sim: &mut Simulation, flows: &mut [EmuFlow], hosts: &[Host], host_of: &HashMap<u32, usize>, acc: &mut Accuracy, pre: &mut Preemptions, clock: Clock, out: &mut Vec<u8>) {
+fn release(sim: &mut Simulation, flows: &mut [EmuFlow], hosts: &[Host], host_of: &HashMap<u32, usize>, acc: &mut Accuracy, pre: &mut Held, clock: Clock, out: &mut Vec<u8>) {
     if sim.raw_out.is_empty() {
         return;
     }

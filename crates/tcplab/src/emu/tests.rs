@@ -127,7 +127,7 @@ fn accuracy_flags_early_releases_and_measures_lateness_per_link() {
     assert_eq!(path_min_latency(&sim, 0, 2, 1000), (r_b, 4_000_000));
     let mut acc = Accuracy::new(&sim);
     acc.released(&sim, 0, 2, 1000, 0, 4_000_000, 4_000_000, false); // on time
-    acc.released(&sim, 0, 2, 1000, 0, 5_000_000, 7_000_000, true); // 2 ms late, preempted
+    acc.released(&sim, 0, 2, 1000, 0, 5_000_000, 7_000_000, true); // 2 ms late, held
     assert_eq!(acc.released_early, 0);
     acc.released(&sim, 0, 2, 1000, 1_000_000, 4_000_000, 4_000_000, false); // due 1 ms too soon
     acc.released(&sim, 0, 2, 1000, 0, 6_000_000, 5_999_999, false); // released before due
@@ -135,7 +135,7 @@ fn accuracy_flags_early_releases_and_measures_lateness_per_link() {
     let (n, p50, _, max, over) = acc.lateness(Some(r_b));
     assert_eq!((n, max, over), (4, 2_000_000, 1));
     assert_eq!(p50, 0.0);
-    assert_eq!(acc.unpreempted_p99(), (0.0, 3));
+    assert_eq!(acc.unheld_p99(), (0.0, 3));
     assert_eq!(acc.delivering_links().collect::<Vec<_>>(), vec![r_b]);
     assert_eq!(super::accuracy::records_bytes(&acc.records).len(), 4 * 32);
 }
