@@ -251,6 +251,61 @@ def test_tcplab_endpoints_talk_to_linux_with_byte_integrity(tmp_path):
     assert leftovers(os.getpid()) == []
 
 
+# ----------------------------------------------------------------------------- user programs
+
+CLIENT = ("import sys, time, urllib.request\n"
+          "for k in range(50):\n"
+          "    try:\n"
+          "        body = urllib.request.urlopen(sys.argv[1], timeout=5).read(); break\n"
+          "    except OSError:\n"
+          "        time.sleep(0.2)\n"
+          "print('got', len(body), 'bytes'); print('client done', file=sys.stderr)\n")
+
+
+def commands(host_server="h2", host_client="h1") -> str:
+    return (f'[[commands]]\nname = "server"\nhost = "{host_server}"\nwait = false\n'
+            f'run = ["python3", "-m", "http.server", "8080", "--bind", "{{ip:{host_server}}}"]\n'
+            f'[[commands]]\nname = "client"\nhost = "{host_client}"\nstart = "500ms"\n'
+            f'run = ["python3", "-c", {json.dumps(CLIENT)}, "http://{{ip:{host_server}}}:8080/"]\n')
+
+
+@needs_emulation
+def test_user_commands_run_in_the_hosts_namespaces(tmp_path):
+    """An HTTP server on h2 and a client on h1 (any programs: here Python's), through the emulated
+    path; the run ends when the waited command (the client) exits, long before `duration`; their
+    output is kept in the run directory."""
+    sc = scenario(tmp_path, commands(), rate="10Mbps", duration="60s", trace='trace = { pcap = ["bottleneck"] }')
+    out = tmp_path / "run"
+    r = emu.emulate(sc, out=out)
+    s = r.summary
+    rows = {c["name"]: c for c in s["commands"]}
+    assert rows["client"]["exit_code"] == 0, rows
+    assert rows["client"]["run"][-1] == "http://10.0.0.4:8080/"  # {ip:h2}: node 3 -> 10.0.0.4
+    got = (out / "command-client.stdout").read_text()
+    n = int(got.split()[1])
+    assert got.startswith("got ") and n > 100, got
+    assert (out / "command-client.stderr").read_text() == "client done\n"
+    assert "GET / HTTP" in (out / "command-server.stderr").read_text()  # the server's access log
+    assert rows["server"]["exited_s"] is None or rows["server"]["exit_code"] != 0  # killed at the end
+    assert s["emulation"]["wall_s"] < 30
+    # the page crossed the bottleneck: at least its bytes, in datagrams the emulator released on time
+    fwd = next(l for l in s["links"] if l["name"] == "r2->r1")
+    assert fwd["bytes_forwarded"] >= n
+    assert s["emulation"]["released_early"] == 0
+    assert leftovers(os.getpid()) == []
+
+
+def test_user_commands_are_checked_before_anything_is_made(tmp_path):
+    sc = scenario(tmp_path, commands(host_client="r1"), s1="linux", s2="linux")
+    with pytest.raises(tcplab.ScenarioError) as e:
+        emu.emulate(sc)
+    assert e.value.field == "commands[1].host" and "stack" in str(e.value)
+    sc = scenario(tmp_path, commands().replace("{ip:h2}", "{ip:nowhere}"), name="c2")
+    with pytest.raises(tcplab.ScenarioError) as e:
+        emu.emulate(sc)
+    assert e.value.field == "commands[0].run" and "nowhere" in str(e.value)
+
+
 # ----------------------------------------------------------------------------- cleanup
 
 @needs_emulation

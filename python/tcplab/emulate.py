@@ -72,11 +72,17 @@ def emulate(scenario: PathLike | Scenario, seed: int | None = None,
         raise EmulationRefused(str(e).splitlines()[0] if str(e) else "emulation failed") from None
     r = Run(res["summary_json"], res["scenario_text"], res["traces"])
     r.emulation_packets = packet_records(res["packet_records"])
+    # what each user command printed: {name: (stdout bytes, stderr bytes)}
+    r.command_outputs = dict(res["command_outputs"])
     if out is not None:
         r.save(out)
-        if r.emulation_packets.height:
+        if r.emulation_packets.height or r.command_outputs:
             from .rundir import seal
-            r.emulation_packets.write_parquet(Path(out) / PACKETS_FILE, statistics=False)
+            if r.emulation_packets.height:
+                r.emulation_packets.write_parquet(Path(out) / PACKETS_FILE, statistics=False)
+            for name, (stdout, stderr) in r.command_outputs.items():
+                (Path(out) / f"command-{name}.stdout").write_bytes(stdout)
+                (Path(out) / f"command-{name}.stderr").write_bytes(stderr)
             seal(out)
     if res["interrupted"]:
         raise KeyboardInterrupt(f"emulation interrupted; cleaned up{' and saved ' + str(out) if out else ''}")
@@ -93,6 +99,9 @@ def print_emulation(summary: dict, file=None) -> None:
         comp = fl.get("completion_s")
         print(f"{fl['name']:<14} {fl['variant']:<14} {st:<14} {fl['bytes_acked'] / 1024:>10.1f} {fl['throughput_KBps']:>9.2f} "
               f"{comp if comp is None else round(comp, 3)!s:>8} {fl.get('retransmitted_segments', 0):>9} {str(fl.get('payload_intact', '')):>6}", file=f)
+    for c in summary.get("commands", []):
+        print(f"command {c['name']:<12} on {c['host']:<8} exit {c['exit_code']!s:>4}  {' '.join(c['run'])}"
+              + (f"  ({c['error']})" if c.get("error") else ""), file=f)
     em = summary.get("emulation", {})
     print(f"release lateness p50 {em.get('release_lateness_p50_ms', 0):.3f} ms, p99 {em.get('release_lateness_p99_ms', 0):.3f} ms, "
           f"max {em.get('release_lateness_max_ms', 0):.3f} ms, {em.get('released_over_1ms_late', 0)} over 1 ms late, "

@@ -21,12 +21,15 @@
 //! `fell_behind` when a p99 lateness exceeded 0.1 ms (the target) — a run that was not faithful
 //! says so.
 //!
+//! Hosts with `stack = "linux"` can run user programs ([`commands`]).
+//!
 //! Deliberate limits: one link per emulated host; UDP sources and `[[traffic]]` run only
 //! between simulated hosts; Linux flows use the kernel's defaults except the congestion
 //! control and, when the scenario gives them, `mss` (TCP_MAXSEG) and the buffers (SO_SNDBUF /
 //! SO_RCVBUF, which Linux doubles for its bookkeeping).
 
 pub mod accuracy;
+pub mod commands;
 mod endpoints;
 pub mod linux;
 mod plan;
@@ -61,6 +64,8 @@ pub struct EmuResult {
     pub interrupted: bool,
     /// One 32-byte record per datagram released to a host ([`accuracy::Record`], `<IIQQQ`).
     pub packet_records: Vec<u8>,
+    /// Per user command: (name, stdout, stderr).
+    pub command_outputs: Vec<(String, Vec<u8>, Vec<u8>)>,
 }
 
 /// An error of emulation: a scenario error (file, line, field) or a one-line refusal/system error.

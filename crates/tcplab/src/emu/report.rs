@@ -7,12 +7,14 @@ use std::sync::atomic::Ordering;
 use serde_json::{json, Value};
 
 use super::accuracy::{percentile, Accuracy};
+use super::commands::Ready;
 use super::plan::{EmuFlow, End};
 use super::{EmuError, LATENESS_TARGET_NS};
 use crate::sim::Simulation;
 use crate::summary::Summary;
 
-pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFlow], acc: &Accuracy, interrupted: bool, wall_end: u64, realtime: bool) -> Result<String, EmuError> {
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFlow], cmds: &[Ready], acc: &Accuracy, interrupted: bool, wall_end: u64, realtime: bool) -> Result<String, EmuError> {
     let mut v: Value = serde_json::from_str(&summary.to_json()).map_err(|e| EmuError::System(e.to_string()))?;
     let node = |n: u32| sim.nodes[n as usize].name.clone();
     let mut flow_rows = Vec::new();
@@ -161,6 +163,24 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
     // Faithful: nothing released early and every link within the lateness target.
     o.insert("faithful".into(), json!(!fell_behind && acc.released_early == 0));
     v.as_object_mut().unwrap().insert("emulation".into(), emulation);
+    if !cmds.is_empty() {
+        let s = |t: u64| if t == 0 { Value::Null } else { json!(t as f64 / 1e9) };
+        let rows: Vec<Value> = cmds
+            .iter()
+            .map(|c| {
+                let st = &c.state;
+                let exited = st.exited_at.load(Ordering::Relaxed);
+                json!({
+                    "name": c.name, "host": c.host, "run": c.argv, "start_s": c.start_ns as f64 / 1e9, "wait": c.wait,
+                    "started_s": s(st.started_at.load(Ordering::Relaxed)), "exited_s": s(exited),
+                    "exit_code": if exited != 0 { json!(st.code.load(Ordering::Relaxed)) } else { Value::Null },
+                    "error": st.error.lock().unwrap().clone(),
+                    "stdout": format!("command-{}.stdout", c.name), "stderr": format!("command-{}.stderr", c.name),
+                })
+            })
+            .collect();
+        v.as_object_mut().unwrap().insert("commands".into(), json!(rows));
+    }
     serde_json::to_string_pretty(&v).map_err(|e| EmuError::System(e.to_string()))
 }
 

@@ -20,6 +20,7 @@ use std::time::Instant;
 use rand::Rng;
 
 use super::accuracy::{Accuracy, Held};
+use super::commands;
 use super::endpoints::{deliver_to_endpoint, flow_done, start_and_poll};
 use super::plan::{plan, EmuFlow, End, Plan};
 use super::report::finish_summary;
@@ -37,6 +38,15 @@ const READ_BATCH: usize = 64;
 fn host_mac(node: u32) -> [u8; 6] {
     let b = node.to_be_bytes();
     [0x02, 0x74, 0x6c, b[1], b[2], b[3]]
+}
+
+/// Removes the commands' output directory (after their outputs were read).
+struct RemoveDir(std::path::PathBuf);
+
+impl Drop for RemoveDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The emulation's clock: monotonic ns since its start.
@@ -82,8 +92,18 @@ impl Drop for Made {
 /// Run scenario `text` in emulation. `progress(now_s, end_s)` is called about every 100 ms of
 /// wall time; returning false stops the run as Ctrl-C does.
 pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnMut(f64, f64) -> bool) -> Result<EmuResult, EmuError> {
-    let (sc, new_text, _) = load_text(text, file, &opts.overrides)?;
+    let (text_run, command_cfgs) = commands::split(text, file)?;
+    let (sc, new_text, _) = load_text(&text_run, file, &opts.overrides)?;
+    // The scenario as given (its commands included) unless overrides changed it.
+    let new_text = if opts.overrides.is_empty() { text.to_string() } else { new_text };
     let plan = plan(&sc, &new_text, file, opts.seed)?;
+    {
+        // The commands' hosts and arguments are checked before anything is made.
+        let name = |n: u32| plan.sim.nodes[n as usize].name.clone();
+        let linux: HashMap<String, (String, [u8; 4])> = plan.linux_hosts.iter().map(|&n| (name(n), (String::new(), wire::node_ip(n)))).collect();
+        let all: HashMap<String, [u8; 4]> = (0..plan.sim.nodes.len() as u32).map(|n| (name(n), wire::node_ip(n))).collect();
+        commands::resolve(&command_cfgs, &text_run, file, &linux, &all, std::path::Path::new("."))?;
+    }
     if let Some(why) = sys::refusal() {
         return Err(EmuError::Refused(why));
     }
@@ -118,6 +138,15 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         let _ = std::process::Command::new("ip").args(["netns", "exec", &ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"]).output();
     }
     let host_of: HashMap<u32, usize> = made.hosts.iter().enumerate().map(|(i, h)| (h.node, i)).collect();
+    let node_name = |n: u32| sim.nodes[n as usize].name.clone();
+    let linux_ns: HashMap<String, (String, [u8; 4])> = made.hosts.iter().map(|h| (node_name(h.node), (h.ns.clone(), wire::node_ip(h.node)))).collect();
+    let all_ips: HashMap<String, [u8; 4]> = (0..sim.nodes.len() as u32).map(|n| (node_name(n), wire::node_ip(n))).collect();
+    let cmd_dir = std::env::temp_dir().join(format!("{}{pid}-commands", sys::NS_PREFIX));
+    if !command_cfgs.is_empty() {
+        std::fs::create_dir_all(&cmd_dir).map_err(|e| EmuError::System(format!("{}: {e}", cmd_dir.display())))?;
+    }
+    let _cmd_dir_guard = RemoveDir(cmd_dir.clone());
+    let cmds = commands::resolve(&command_cfgs, &text_run, file, &linux_ns, &all_ips, &cmd_dir)?;
     sys::precise_timers();
     let guard = sys::SignalGuard::install();
 
@@ -148,6 +177,10 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
             };
             made.threads.push(linux::spawn_sender(spec, t0, stop.clone(), f.shared.clone()));
         }
+    }
+    // User commands: threads of normal priority start them at their times.
+    for c in &cmds {
+        made.threads.push(commands::spawn(c, t0, stop.clone()));
     }
     // BSD coarse ticks of tcplab hosts, phased as the simulator phases them (seed 000 §6.2.6).
     let rngs = RngStreams::new(opts.seed.unwrap_or(sc.run.seed));
@@ -247,7 +280,10 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         }
         // Links that started transmitting what was just sent did so at `now`.
         acc.sample_links(&sim, now);
-        if stop_when_done && flows.iter().all(flow_done) && sim.tcp_active == 0 {
+        if commands::all_waited_exited(&cmds) {
+            break;
+        }
+        if stop_when_done && flows.iter().all(flow_done) && sim.tcp_active == 0 && cmds.iter().all(|c| !c.wait) {
             break;
         }
         // 4. Sleep until the next due event or a frame.
@@ -297,10 +333,11 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     sys::normal_priority();
     drop(guard);
     let summary = Summary::from_sim(&sim, wall_end as f64 / 1e9);
-    let summary_json = finish_summary(&summary, &sim, &flows, &acc, interrupted, wall_end, realtime)?;
+    let summary_json = finish_summary(&summary, &sim, &flows, &cmds, &acc, interrupted, wall_end, realtime)?;
+    let command_outputs = cmds.iter().map(|c| (c.name.clone(), std::fs::read(&c.stdout).unwrap_or_default(), std::fs::read(&c.stderr).unwrap_or_default())).collect();
     drop(made);
     let packet_records = super::accuracy::records_bytes(&acc.records);
-    Ok(EmuResult { sim, summary_json, text: new_text, interrupted, packet_records })
+    Ok(EmuResult { sim, summary_json, text: new_text, interrupted, packet_records, command_outputs })
 }
 
 /// Advance the network to wall time `t` (every event due by then) and note the links' state.
