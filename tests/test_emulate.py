@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -304,6 +305,64 @@ def test_user_commands_are_checked_before_anything_is_made(tmp_path):
     with pytest.raises(tcplab.ScenarioError) as e:
         emu.emulate(sc)
     assert e.value.field == "commands[0].run" and "nowhere" in str(e.value)
+
+
+def pcap_records(data: bytes):
+    """(time s, original length, captured bytes) of every record of a classic pcap file."""
+    off, out = 24, []
+    while off < len(data):
+        sec, ns, cap, orig = (int.from_bytes(data[off + k:off + k + 4], "little") for k in (0, 4, 8, 12))
+        out.append((sec + ns / 1e9, orig, data[off + 16:off + 16 + cap]))
+        off += 16 + cap
+    return out
+
+
+@needs_emulation
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed (make test installs Debian's iperf3 as root)")
+def test_iperf3_reproduction_agrees_with_the_links_and_the_capture(tmp_path):
+    """scenarios/emulation/iperf3: iperf3's own report, the bottleneck's statistics and its
+    capture count the same bytes within 2 %."""
+    out = tmp_path / "run"
+    r = emu.emulate(ROOT / "scenarios" / "emulation" / "iperf3" / "scenario.toml", out=out)
+    s = r.summary
+    rows = {c["name"]: c for c in s["commands"]}
+    assert rows["client"]["exit_code"] == 0, (rows, (out / "command-client.stderr").read_text())
+    report = json.loads((out / "command-client.stdout").read_text())
+    sent = report["end"]["sum_sent"]["bytes"]
+    received = report["end"]["sum_received"]["bytes"]
+    assert received > 2_000_000  # 15 s at 200 KB/s
+    # the capture: every datagram the bottleneck forwarded, its TCP payload towards port 5201
+    recs = pcap_records((out / "pcap_Gateway1-Gateway2.pcap").read_bytes())
+    link = next(l for l in s["links"] if l["name"] == "Gateway1->Gateway2")
+    assert abs(len(recs) - link["packets_forwarded"]) <= 1
+    assert abs(sum(n for _, n, _ in recs) - link["bytes_forwarded"]) <= 1514
+    first: dict[int, int] = {}  # per connection (source port): first data byte's sequence number
+    span: dict[int, int] = {}  # and how far its data reached (every byte counted once)
+    for _, orig, b in recs:
+        ihl = (b[0] & 15) * 4
+        if b[9] != 6:
+            continue
+        sport, dport = int.from_bytes(b[ihl:ihl + 2], "big"), int.from_bytes(b[ihl + 2:ihl + 4], "big")
+        seq = int.from_bytes(b[ihl + 4:ihl + 8], "big")
+        payload = orig - ihl - (b[ihl + 12] >> 4) * 4
+        if dport != 5201 or payload <= 0:
+            continue
+        first.setdefault(sport, seq)
+        span[sport] = max(span.get(sport, 0), (seq - first[sport]) % 2**32 + payload)
+    new_payload = sum(span.values())
+    # what the server read (iperf3's sum_received; sum_sent counts what the client wrote into its
+    # socket, the send buffer's unsent bytes included) against what crossed the bottleneck: the
+    # data connection's bytes, the control connection's few hundred, those in flight at the end
+    # (at most the 10-packet queue and the path's 20 KB: about 1 % of 15 s at 200 KB/s)
+    print(f"iperf3 sent {sent} received {received}; capture {new_payload} new payload bytes")
+    assert received <= sent
+    assert abs(new_payload / received - 1) < 0.02, (new_payload, received)
+    # the link's own counters: IP bytes over the run against the capture's (above) and iperf3's
+    # throughput against the configured rate's payload share (1448 of 1500 bytes)
+    bps = report["end"]["sum_received"]["bits_per_second"]
+    assert bps <= 200 * 1024 * 8 * 1448 / 1500 * 1.02, bps
+    assert s["emulation"]["released_early"] == 0
+    assert leftovers(os.getpid()) == []
 
 
 # ----------------------------------------------------------------------------- cleanup
