@@ -252,6 +252,70 @@ def test_tcplab_endpoints_talk_to_linux_with_byte_integrity(tmp_path):
     assert leftovers(os.getpid()) == []
 
 
+# ----------------------------------------------------------------------------- background from the simulator
+
+BACKGROUND = """
+[[nodes]]
+name = "bg1"
+kind = "host"
+[[nodes]]
+name = "bg2"
+kind = "host"
+[[links]]
+a = "bg1"
+b = "r1"
+rate = "1Gbps"
+delay = "10us"
+[[links]]
+a = "r2"
+b = "bg2"
+rate = "1Gbps"
+delay = "10us"
+[[udp]]
+name = "onoff"
+from = "bg1"
+to = "bg2"
+pattern = "onoff"
+rate = "4Mbps"
+packet_size = "1000B"
+on = "100ms"
+off = "100ms"
+[[traffic]]
+name = "tcplib"
+kind = "tcplib"
+from = "bg1"
+to = "bg2"
+variant = "reno"
+interarrival = "200ms"
+"""
+
+
+@needs_emulation
+def test_simulated_background_shares_the_emulated_links(tmp_path):
+    """The simulator's on/off UDP and tcplib sources on simulated hosts bg1 -> bg2 cross the same
+    bottleneck as a real Linux flow h1 -> h2: its queue holds both, the real flow gets what the
+    background leaves, and the background's own schedule is the seed's (UDP emissions do not
+    depend on the real traffic: the same seed sends the same packets, another seed others)."""
+    flows = '[[tcp]]\nname = "bulk"\nfrom = "h1"\nto = "h2"\nvariant = "linux-cubic"\nduration = "2.5s"\n' + BACKGROUND
+    sc = scenario(tmp_path, flows, rate="10Mbps", limit="100pkts", duration="3s")
+    runs = [emu.emulate(sc, seed=seed).summary for seed in (5, 5, 6)]
+    for s in runs:
+        udp = next(u for u in s["udp"] if u["name"] == "onoff")
+        link = next(l for l in s["links"] if l["name"] == "r1->r2")
+        bulk = next(f for f in s["flows"] if f["name"] == "bulk")
+        assert udp["received_pkts"] > 50
+        # the bottleneck carried the background's bytes and the real flow's
+        assert link["bytes_forwarded"] >= udp["received_bytes"] + bulk["bytes_acked"]
+        assert 0 < bulk["bytes_acked"] < 10e6 / 8 * 2.5
+        assert s["emulation"]["released_early"] == 0
+    sent = [next(u for u in s["udp"] if u["name"] == "onoff")["sent_pkts"] for s in runs]
+    assert sent[0] == sent[1] != sent[2], sent
+    tl = [next(t for t in s["traffic"] if t["name"] == "tcplib") for s in runs]
+    print("tcplib background:", [(t["conversations_started"], t["sent_KB"]) for t in tl])
+    assert tl[0]["conversations_started"] == tl[1]["conversations_started"]
+    assert leftovers(os.getpid()) == []
+
+
 # ----------------------------------------------------------------------------- user programs
 
 CLIENT = ("import sys, time, urllib.request\n"

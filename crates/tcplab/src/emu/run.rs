@@ -198,6 +198,9 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     let realtime = sys::realtime_priority();
     let end_ns = sim.end.0;
     let stop_when_done = sim.stop_when_done;
+    // As the simulator: UDP and traffic sources run to the end (an early end at a wall-clock
+    // moment would make the background's packets differ between runs of one seed).
+    let background = !sim.udp.is_empty() || !sc.traffic.is_empty();
     // The emulator decides when the run ends; the simulation must keep moving packets after
     // its own simulated flows are done.
     sim.stop_when_done = false;
@@ -283,7 +286,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         if commands::all_waited_exited(&cmds) {
             break;
         }
-        if stop_when_done && flows.iter().all(flow_done) && sim.tcp_active == 0 && cmds.iter().all(|c| !c.wait) {
+        if stop_when_done && !background && flows.iter().all(flow_done) && sim.tcp_active == 0 && cmds.iter().all(|c| !c.wait) {
             break;
         }
         // 4. Sleep until the next due event or a frame.
