@@ -73,6 +73,7 @@ impl Accuracy {
 
     /// A datagram from `src` (which entered at `arrival`) was released to `node` at `released`,
     /// due at `due`.
+    #[allow(clippy::too_many_arguments)]
     pub fn released(&mut self, sim: &Simulation, src: u32, node: u32, size: u32, arrival: u64, due: u64, released: u64, held: bool) {
         let (link, min_latency) = path_min_latency(sim, src, node, size);
         if released < due || due < arrival + min_latency {
@@ -188,6 +189,12 @@ pub const HELD_WAKE_NS: u64 = 50_000;
 pub struct Held {
     count: i64,
     last_change_at: u64,
+}
+
+impl Default for Held {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Held {
