@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark emulation mutants clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -67,10 +67,19 @@ tshark:
 	  else echo "note: tshark not found; the pcap tests that run it will be skipped"; fi; \
 	fi
 
+# Debian's iperf3 for the emulation's iperf3 reproduction (installed when missing and we can).
+iperf3:
+	@if ! command -v iperf3 >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's iperf3 for the emulation tests"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -q iperf3 >/dev/null 2>&1 || (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q iperf3 >/dev/null)); \
+	  else echo "note: iperf3 not found; the emulation's iperf3 test will be skipped"; fi; \
+	fi
+
 test-rust:
 	cargo test --release -p tcplab -p tcplab-tcp
 
-test-python: setup browser tshark
+test-python: setup browser tshark iperf3
 	$(BIN)/python -m pytest -q tests
 
 test: setup test-rust test-python
@@ -144,6 +153,11 @@ diagnose-clean100: setup
 emulation: setup
 	$(BIN)/tcplab reproduce emulation/brakmo --out runs/reproduce/emulation_brakmo
 	$(BIN)/tcplab reproduce emulation/ahn-figure1 --out runs/reproduce/emulation_ahn-figure1
+	$(BIN)/tcplab reproduce emulation/ahn-table1 --out runs/reproduce/emulation_ahn-table1
+
+# The emulator's throughput ceiling: one Linux cubic flow, rising rate (benches/emulation_ceiling.py).
+emulation-bench: setup
+	$(BIN)/python benches/emulation_ceiling.py
 
 # Fuzz the scenario front end and runs for FUZZ_SECONDS (tests/fuzz_scenarios.py states the
 # invariant); failing inputs land in runs/fuzz-failures/. `make test` runs a fixed 2,000-case sample.

@@ -5,7 +5,9 @@ simulates a machine without root or TUN through TCPLAB_EMULATE_PRETEND."""
 from __future__ import annotations
 
 import json
+import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -126,6 +128,29 @@ def syn_rtt(rate_bps: float) -> float:
     return 2 * one_way
 
 
+def data_rtt(rate_bps: float) -> float:
+    """Round trip of a 1500-byte data segment and a 52-byte ACK over the same path, unqueued."""
+    path = lambda size: 2 * (size * 8 / 1e9 + 10e-6) + size * 8 / rate_bps + 10e-3
+    return path(1500) + path(52)
+
+
+def min_rtt_floor(rate_bps: float) -> float:
+    """The least min_rtt Linux may report on this path without anything released early: its
+    samples are the SYN exchange's (microseconds) and clean data ACKs' (at least data_rtt), or,
+    for ACKs of retransmitted data, the timestamp option's whole milliseconds (tcp_rtt_tsopt_us:
+    a difference of two 1 ms clocks, so up to 1 ms under the true round trip, at least 1 ms)."""
+    return min(syn_rtt(rate_bps), math.ceil(round((data_rtt(rate_bps) - 1e-3) * 1e3, 9)) / 1e3)
+
+
+def path_min(size: int, bottleneck_bps: float) -> float:
+    """Least one-way time of a `size`-byte datagram over h1-r1-r2-h2 (either direction), in ns."""
+    return 1e9 * (2 * (size * 8 / 1e9 + 10e-6) + size * 8 / bottleneck_bps + 10e-3)
+
+
+#: A machine that woke the emulator later than this (p99) cannot be held to the 0.1 ms target.
+WAKEUP_BUDGET_MS = 0.05
+
+
 @needs_emulation
 @pytest.mark.parametrize("rate, bps, limit", [("1.6Mbps", 1.6e6, "100pkts"), ("100Mbps", 100e6, "300pkts")])
 def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
@@ -134,31 +159,39 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
     r = emu.emulate(sc, out=tmp_path / "run")
     s = r.summary
     em = s["emulation"]
-    link = next(l for l in em["links"] if l["name"] == "r1->r2")
-    # Within 1 % when the emulator kept up (p99 release lateness under 0.1 ms); on a loaded
-    # 2-core machine a 100 Mbit/s run can fall behind, and then the summary must say so
-    # (`fell_behind`; an emulator stalled by RT throttling measured 1.0-2.1 % low at
-    # 100 Mbit/s) and the error stays within 3 %.
-    tol = 0.01 if not em["fell_behind"] else 0.03
-    # the emulator's own counters: bytes over the wall-clock time the bottleneck was busy
-    assert abs(link["achieved_over_configured"] - 1) < tol, (link, em)
-    # the kernel's: the sender's acknowledged bytes (TCP_INFO) over the saturated middle of the
-    # run, against the payload share of 1500-byte datagrams (1448 B with timestamps)
+    print(f"\n{rate}: lateness p50 {em['release_lateness_p50_ms']:.3f} p99 {em['release_lateness_p99_ms']:.3f} "
+          f"max {em['release_lateness_max_ms']:.3f} ms, {em['released_over_1ms_late']} over 1 ms of "
+          f"{em['datagrams_released']} ({em['released_while_held']} held); wake-up p99 {em['wakeup_lateness_p99_ms']:.3f} max {em['wakeup_lateness_max_ms']:.3f} ms")
+
+    # --- what must always hold, whatever the machine's load ---
+    # 1. Nothing released early, by the emulator's own records of every datagram: released at
+    #    or after its due time, and due no sooner after its arrival (stamped when read) than
+    #    serialization and propagation over the whole path allow.
+    pk = r.emulation_packets
+    assert pk.height == em["datagrams_released"] > 100
+    assert (pk["released_ns"] >= pk["due_ns"]).all()
+    least = [path_min(n, bps) for n in pk["size"].to_list()]
+    transit = (pk["due_ns"].cast(int) - pk["arrival_ns"].cast(int)).to_list()
+    assert all(t >= m - 1 for t, m in zip(transit, least)), min(t - m for t, m in zip(transit, least))
+    assert em["released_early"] == 0
+    assert (tmp_path / "run" / emu.PACKETS_FILE).exists()
+    # 2. The kernel's own measurement: no RTT below what the path allows.
     flow = next(f for f in s["flows"] if f["name"] == "bulk")
+    assert flow["min_rtt_s"] >= min_rtt_floor(bps) - 1e-6, (flow["min_rtt_s"], min_rtt_floor(bps))
+    assert flow["payload_intact"]
+    # 3. Rate within 1 %: the emulator's counters (bytes over the wall-clock time the bottleneck
+    #    was busy) ...
+    link = next(l for l in em["links"] if l["name"] == "r1->r2")
+    assert abs(link["achieved_over_configured"] - 1) < 0.01, (link, em)
+    # ... and the kernel's: the sender's acknowledged bytes (TCP_INFO) over the saturated middle
+    # of the run, against the payload share of 1500-byte datagrams (1448 B with timestamps)
     sm = flow["tcp_info_samples"]
     t, b, rx = sm["t_s"], sm["bytes_acked"], sm["total_retrans"]
     i = next(k for k in range(len(t)) if t[k] > 1.0)
     j = max(k for k in range(len(t)) if t[k] < 2.9)
-    # payload the bottleneck carried: new bytes acknowledged plus the retransmitted segments
     goodput = (b[j] - b[i] + 1448 * (rx[j] - rx[i])) * 8 / (t[j] - t[i])
-    assert abs(goodput / (bps * 1448 / 1500) - 1) < tol, (goodput, bps, em["fell_behind"])
-    # delay: the kernel's smallest RTT sample is the SYN exchange's, within 1 ms (Linux takes
-    # RTT samples from the 1 ms timestamp clock as well as its own microsecond one)
-    assert abs(flow["min_rtt_s"] - syn_rtt(bps)) <= 1e-3, (flow["min_rtt_s"], syn_rtt(bps))
-    assert flow["payload_intact"]
-    assert em["release_lateness_p50_ms"] < 0.1
-    assert em["fell_behind"] == (em["release_lateness_p99_ms"] > 0.1)
-    # the capture: the bottleneck's pcap holds every datagram it carried, spaced by its rate
+    assert abs(goodput / (bps * 1448 / 1500) - 1) < 0.01, (goodput, bps)
+    # 4. The capture: the bottleneck's pcap holds every datagram it carried, spaced by its rate
     pcap = (tmp_path / "run" / "pcap_r1-r2.pcap").read_bytes()
     times, sizes, off = [], [], 24
     while off < len(pcap):
@@ -172,7 +205,28 @@ def test_rate_and_delay_accuracy(tmp_path, rate, bps, limit):
     back_to_back = [(dt, n) for dt, n in busy if dt < 1.5 * n * 8 / bps]
     rate_seen = sum(n for _, n in back_to_back) * 8 / sum(dt for dt, _ in back_to_back)
     assert abs(rate_seen / bps - 1) < 0.001  # the capture's timestamps are the link's (due) times
+    # 5. The summary's verdict is its figures'
+    behind = any(l.get("fell_behind", False) for l in em["links"]) or em["release_lateness_p99_ms"] > 0.1
+    assert em["fell_behind"] == behind and em["faithful"] == (not behind)
     assert leftovers(os.getpid()) == []
+
+    # --- lateness: only against what this machine allowed in this run ---
+    wake = em["wakeup_lateness_p99_ms"]
+    if wake > WAKEUP_BUDGET_MS:
+        print(f"lateness not checked: the machine woke the emulator p99 {wake:.3f} ms late "
+              f"(budget {WAKEUP_BUDGET_MS} ms): overloaded")
+        return
+    # releases the machine held up (it preempted the emulator, or woke it over 0.05 ms late,
+    # between due time and release)
+    # are its lateness, not the emulator's; the emulator's own must meet the target
+    print(f"{em['released_while_held']} releases held by the machine; lateness p99 of the others "
+          f"{em['release_lateness_p99_unheld_ms']:.3f} ms")
+    assert em["release_lateness_p99_unheld_ms"] <= 0.1 + wake, em
+    # the SYN exchange's RTT exceeds the path's by no more than its two releases' lateness and
+    # the time they waited to be read (1 ms)
+    first = pk.sort("arrival_ns").head(2)["released_ns"].cast(int) - pk.sort("arrival_ns").head(2)["due_ns"].cast(int)
+    if not (pk.sort("arrival_ns").head(2)["held"] > 0).any():
+        assert flow["min_rtt_s"] <= syn_rtt(bps) + first.sum() / 1e9 + 1e-3, (flow["min_rtt_s"], syn_rtt(bps), first.to_list())
 
 
 # ----------------------------------------------------------------------------- tcplab endpoints on the wire
@@ -195,6 +249,183 @@ def test_tcplab_endpoints_talk_to_linux_with_byte_integrity(tmp_path):
         assert f["bytes_delivered"] == 1 << 20, f
         assert f["payload_intact"] is True, f
     assert by["back"]["stack"] == ["linux", "tcplab"]
+    assert leftovers(os.getpid()) == []
+
+
+# ----------------------------------------------------------------------------- background from the simulator
+
+BACKGROUND = """
+[[nodes]]
+name = "bg1"
+kind = "host"
+[[nodes]]
+name = "bg2"
+kind = "host"
+[[links]]
+a = "bg1"
+b = "r1"
+rate = "1Gbps"
+delay = "10us"
+[[links]]
+a = "r2"
+b = "bg2"
+rate = "1Gbps"
+delay = "10us"
+[[udp]]
+name = "onoff"
+from = "bg1"
+to = "bg2"
+pattern = "onoff"
+rate = "4Mbps"
+packet_size = "1000B"
+on = "100ms"
+off = "100ms"
+[[traffic]]
+name = "tcplib"
+kind = "tcplib"
+from = "bg1"
+to = "bg2"
+variant = "reno"
+interarrival = "200ms"
+"""
+
+
+@needs_emulation
+def test_simulated_background_shares_the_emulated_links(tmp_path):
+    """The simulator's on/off UDP and tcplib sources on simulated hosts bg1 -> bg2 cross the same
+    bottleneck as a real Linux flow h1 -> h2: its queue holds both, the real flow gets what the
+    background leaves, and the background's own schedule is the seed's (UDP emissions do not
+    depend on the real traffic: the same seed sends the same packets, another seed others)."""
+    flows = '[[tcp]]\nname = "bulk"\nfrom = "h1"\nto = "h2"\nvariant = "linux-cubic"\nduration = "2.5s"\n' + BACKGROUND
+    sc = scenario(tmp_path, flows, rate="10Mbps", limit="100pkts", duration="3s")
+    runs = [emu.emulate(sc, seed=seed).summary for seed in (5, 5, 6)]
+    for s in runs:
+        udp = next(u for u in s["udp"] if u["name"] == "onoff")
+        link = next(l for l in s["links"] if l["name"] == "r1->r2")
+        bulk = next(f for f in s["flows"] if f["name"] == "bulk")
+        assert udp["received_pkts"] > 50
+        # the bottleneck carried the background's bytes and the real flow's
+        assert link["bytes_forwarded"] >= udp["received_bytes"] + bulk["bytes_acked"]
+        assert 0 < bulk["bytes_acked"] < 10e6 / 8 * 2.5
+        assert s["emulation"]["released_early"] == 0
+    sent = [next(u for u in s["udp"] if u["name"] == "onoff")["sent_pkts"] for s in runs]
+    assert sent[0] == sent[1] != sent[2], sent
+    tl = [next(t for t in s["traffic"] if t["name"] == "tcplib") for s in runs]
+    print("tcplib background:", [(t["conversations_started"], t["sent_KB"]) for t in tl])
+    assert tl[0]["conversations_started"] == tl[1]["conversations_started"]
+    assert leftovers(os.getpid()) == []
+
+
+# ----------------------------------------------------------------------------- user programs
+
+CLIENT = ("import sys, time, urllib.request\n"
+          "for k in range(50):\n"
+          "    try:\n"
+          "        body = urllib.request.urlopen(sys.argv[1], timeout=5).read(); break\n"
+          "    except OSError:\n"
+          "        time.sleep(0.2)\n"
+          "print('got', len(body), 'bytes'); print('client done', file=sys.stderr)\n")
+
+
+def commands(host_server="h2", host_client="h1") -> str:
+    return (f'[[commands]]\nname = "server"\nhost = "{host_server}"\nwait = false\n'
+            f'run = ["python3", "-m", "http.server", "8080", "--bind", "{{ip:{host_server}}}"]\n'
+            f'[[commands]]\nname = "client"\nhost = "{host_client}"\nstart = "500ms"\n'
+            f'run = ["python3", "-c", {json.dumps(CLIENT)}, "http://{{ip:{host_server}}}:8080/"]\n')
+
+
+@needs_emulation
+def test_user_commands_run_in_the_hosts_namespaces(tmp_path):
+    """An HTTP server on h2 and a client on h1 (any programs: here Python's), through the emulated
+    path; the run ends when the waited command (the client) exits, long before `duration`; their
+    output is kept in the run directory."""
+    sc = scenario(tmp_path, commands(), rate="10Mbps", duration="60s", trace='trace = { pcap = ["bottleneck"] }')
+    out = tmp_path / "run"
+    r = emu.emulate(sc, out=out)
+    s = r.summary
+    rows = {c["name"]: c for c in s["commands"]}
+    assert rows["client"]["exit_code"] == 0, rows
+    assert rows["client"]["run"][-1] == "http://10.0.0.4:8080/"  # {ip:h2}: node 3 -> 10.0.0.4
+    got = (out / "command-client.stdout").read_text()
+    n = int(got.split()[1])
+    assert got.startswith("got ") and n > 100, got
+    assert (out / "command-client.stderr").read_text() == "client done\n"
+    assert "GET / HTTP" in (out / "command-server.stderr").read_text()  # the server's access log
+    assert rows["server"]["exited_s"] is None or rows["server"]["exit_code"] != 0  # killed at the end
+    assert s["emulation"]["wall_s"] < 30
+    # the page crossed the bottleneck: at least its bytes, in datagrams the emulator released on time
+    fwd = next(l for l in s["links"] if l["name"] == "r2->r1")
+    assert fwd["bytes_forwarded"] >= n
+    assert s["emulation"]["released_early"] == 0
+    assert leftovers(os.getpid()) == []
+
+
+def test_user_commands_are_checked_before_anything_is_made(tmp_path):
+    sc = scenario(tmp_path, commands(host_client="r1"), s1="linux", s2="linux")
+    with pytest.raises(tcplab.ScenarioError) as e:
+        emu.emulate(sc)
+    assert e.value.field == "commands[1].host" and "stack" in str(e.value)
+    sc = scenario(tmp_path, commands().replace("{ip:h2}", "{ip:nowhere}"), name="c2")
+    with pytest.raises(tcplab.ScenarioError) as e:
+        emu.emulate(sc)
+    assert e.value.field == "commands[0].run" and "nowhere" in str(e.value)
+
+
+def pcap_records(data: bytes):
+    """(time s, original length, captured bytes) of every record of a classic pcap file."""
+    off, out = 24, []
+    while off < len(data):
+        sec, ns, cap, orig = (int.from_bytes(data[off + k:off + k + 4], "little") for k in (0, 4, 8, 12))
+        out.append((sec + ns / 1e9, orig, data[off + 16:off + 16 + cap]))
+        off += 16 + cap
+    return out
+
+
+@needs_emulation
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed (make test installs Debian's iperf3 as root)")
+def test_iperf3_reproduction_agrees_with_the_links_and_the_capture(tmp_path):
+    """scenarios/emulation/iperf3: iperf3's own report, the bottleneck's statistics and its
+    capture count the same bytes within 2 %."""
+    out = tmp_path / "run"
+    r = emu.emulate(ROOT / "scenarios" / "emulation" / "iperf3" / "scenario.toml", out=out)
+    s = r.summary
+    rows = {c["name"]: c for c in s["commands"]}
+    assert rows["client"]["exit_code"] == 0, (rows, (out / "command-client.stderr").read_text())
+    report = json.loads((out / "command-client.stdout").read_text())
+    sent = report["end"]["sum_sent"]["bytes"]
+    received = report["end"]["sum_received"]["bytes"]
+    assert received > 2_000_000  # 15 s at 200 KB/s
+    # the capture: every datagram the bottleneck forwarded, its TCP payload towards port 5201
+    recs = pcap_records((out / "pcap_Gateway1-Gateway2.pcap").read_bytes())
+    link = next(l for l in s["links"] if l["name"] == "Gateway1->Gateway2")
+    assert abs(len(recs) - link["packets_forwarded"]) <= 1
+    assert abs(sum(n for _, n, _ in recs) - link["bytes_forwarded"]) <= 1514
+    first: dict[int, int] = {}  # per connection (source port): first data byte's sequence number
+    span: dict[int, int] = {}  # and how far its data reached (every byte counted once)
+    for _, orig, b in recs:
+        ihl = (b[0] & 15) * 4
+        if b[9] != 6:
+            continue
+        sport, dport = int.from_bytes(b[ihl:ihl + 2], "big"), int.from_bytes(b[ihl + 2:ihl + 4], "big")
+        seq = int.from_bytes(b[ihl + 4:ihl + 8], "big")
+        payload = orig - ihl - (b[ihl + 12] >> 4) * 4
+        if dport != 5201 or payload <= 0:
+            continue
+        first.setdefault(sport, seq)
+        span[sport] = max(span.get(sport, 0), (seq - first[sport]) % 2**32 + payload)
+    new_payload = sum(span.values())
+    # what the server read (iperf3's sum_received; sum_sent counts what the client wrote into its
+    # socket, the send buffer's unsent bytes included) against what crossed the bottleneck: the
+    # data connection's bytes, the control connection's few hundred, those in flight at the end
+    # (at most the 10-packet queue and the path's 20 KB: about 1 % of 15 s at 200 KB/s)
+    print(f"iperf3 sent {sent} received {received}; capture {new_payload} new payload bytes")
+    assert received <= sent
+    assert abs(new_payload / received - 1) < 0.02, (new_payload, received)
+    # the link's own counters: IP bytes over the run against the capture's (above) and iperf3's
+    # throughput against the configured rate's payload share (1448 of 1500 bytes)
+    bps = report["end"]["sum_received"]["bits_per_second"]
+    assert bps <= 200 * 1024 * 8 * 1448 / 1500 * 1.02, bps
+    assert s["emulation"]["released_early"] == 0
     assert leftovers(os.getpid()) == []
 
 

@@ -11,6 +11,24 @@ from . import _core
 from .api import PathLike, Run, Scenario, _check_replaceable, _overrides
 
 
+PACKETS_FILE = "emulation_packets.parquet"
+PACKET_RECORD = [("link", "<u2"), ("held", "<u2"), ("size", "<u4"), ("arrival_ns", "<u8"), ("due_ns", "<u8"), ("released_ns", "<u8")]
+
+
+def packet_records(data: bytes):
+    """The emulator's record of every datagram it released to a host, as a polars DataFrame:
+    `link` (index of the delivering link: `emulation.links[].index`), `held` (1 when the
+    machine took the CPU from the emulator between the datagram's due time and its release),
+    `size` (bytes), and
+    nanoseconds since the run's start: `arrival_ns` (read from its sender's TAP, or sent by a
+    tcplab endpoint), `due_ns` (when the simulated path delivered it), `released_ns` (written
+    to its host). Saved in the run directory as emulation_packets.parquet."""
+    import numpy as np
+    import polars as pl
+    a = np.frombuffer(data, dtype=np.dtype(PACKET_RECORD))
+    return pl.DataFrame({name: a[name] for name, _ in PACKET_RECORD})
+
+
 class EmulationRefused(RuntimeError):
     """Emulation cannot run here (no root, no /dev/net/tun, no iproute2): one line says why."""
 
@@ -53,8 +71,19 @@ def emulate(scenario: PathLike | Scenario, seed: int | None = None,
             raise
         raise EmulationRefused(str(e).splitlines()[0] if str(e) else "emulation failed") from None
     r = Run(res["summary_json"], res["scenario_text"], res["traces"])
+    r.emulation_packets = packet_records(res["packet_records"])
+    # what each user command printed: {name: (stdout bytes, stderr bytes)}
+    r.command_outputs = dict(res["command_outputs"])
     if out is not None:
         r.save(out)
+        if r.emulation_packets.height or r.command_outputs:
+            from .rundir import seal
+            if r.emulation_packets.height:
+                r.emulation_packets.write_parquet(Path(out) / PACKETS_FILE, statistics=False)
+            for name, (stdout, stderr) in r.command_outputs.items():
+                (Path(out) / f"command-{name}.stdout").write_bytes(stdout)
+                (Path(out) / f"command-{name}.stderr").write_bytes(stderr)
+            seal(out)
     if res["interrupted"]:
         raise KeyboardInterrupt(f"emulation interrupted; cleaned up{' and saved ' + str(out) if out else ''}")
     return r
@@ -70,10 +99,25 @@ def print_emulation(summary: dict, file=None) -> None:
         comp = fl.get("completion_s")
         print(f"{fl['name']:<14} {fl['variant']:<14} {st:<14} {fl['bytes_acked'] / 1024:>10.1f} {fl['throughput_KBps']:>9.2f} "
               f"{comp if comp is None else round(comp, 3)!s:>8} {fl.get('retransmitted_segments', 0):>9} {str(fl.get('payload_intact', '')):>6}", file=f)
+    for c in summary.get("commands", []):
+        print(f"command {c['name']:<12} on {c['host']:<8} exit {c['exit_code']!s:>4}  {' '.join(c['run'])}"
+              + (f"  ({c['error']})" if c.get("error") else ""), file=f)
     em = summary.get("emulation", {})
     print(f"release lateness p50 {em.get('release_lateness_p50_ms', 0):.3f} ms, p99 {em.get('release_lateness_p99_ms', 0):.3f} ms, "
-          f"max {em.get('release_lateness_max_ms', 0):.3f} ms over {em.get('datagrams_released', 0)} datagrams"
-          + ("  -- FELL BEHIND (p99 above 0.1 ms): this run was not faithful" if em.get("fell_behind") else ""), file=f)
+          f"max {em.get('release_lateness_max_ms', 0):.3f} ms, {em.get('released_over_1ms_late', 0)} over 1 ms late, "
+          f"over {em.get('datagrams_released', 0)} datagrams; released early: {em.get('released_early', 0)}; "
+          f"the machine woke the emulator p99 {em.get('wakeup_lateness_p99_ms', 0):.3f} ms late and held it "
+          f"(preempted, or woke it over 0.05 ms late) before {em.get('released_while_held', 0)} releases", file=f)
     for l in em.get("links", []):
-        print(f"  {l['name']:<24} configured {l['rate_bps'] / 1e6:9.4f} Mbit/s, achieved {l['achieved_rate_bps'] / 1e6:9.4f} Mbit/s "
-              f"({100 * l['achieved_over_configured']:.2f} %)", file=f)
+        line = (f"  {l['name']:<24} configured {l['rate_bps'] / 1e6:9.4f} Mbit/s, achieved {l['achieved_rate_bps'] / 1e6:9.4f} Mbit/s "
+                f"({100 * l['achieved_over_configured']:.2f} %)")
+        if "release_lateness_p99_ms" in l:
+            line += (f"; delivered {l['datagrams_released']}, lateness p50 {l['release_lateness_p50_ms']:.3f} p99 "
+                     f"{l['release_lateness_p99_ms']:.3f} max {l['release_lateness_max_ms']:.3f} ms, {l['released_over_1ms_late']} over 1 ms"
+                     + ("  FELL BEHIND" if l.get("fell_behind") else ""))
+        print(line, file=f)
+    if em.get("released_early"):
+        print(f"NOT FAITHFUL: {em['released_early']} datagrams were released before their due time", file=f)
+    if em.get("fell_behind"):
+        print(f"NOT FAITHFUL: release lateness p99 above the {em.get('lateness_target_ms', 0.1)} ms target "
+              "(FELL BEHIND): this run's timing does not hold", file=f)

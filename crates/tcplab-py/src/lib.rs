@@ -327,12 +327,20 @@ fn emulate<'py>(
         Err(e) => return Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
     };
     let summary = tcplab::summary::Summary::from_sim(&r.sim, 0.0);
+    let packet_records = r.packet_records;
+    let command_outputs = r.command_outputs;
     let mut rr = RunResult { sim: r.sim, summary, text: r.text.clone() };
     let out = PyDict::new(py);
     out.set_item("summary_json", r.summary_json)?;
     out.set_item("scenario_text", r.text)?;
     out.set_item("traces", trace_dict(py, &mut rr)?)?;
     out.set_item("interrupted", r.interrupted)?;
+    out.set_item("packet_records", pyo3::types::PyBytes::new(py, &packet_records))?;
+    let outputs = PyDict::new(py);
+    for (name, stdout, stderr) in &command_outputs {
+        outputs.set_item(name, (pyo3::types::PyBytes::new(py, stdout), pyo3::types::PyBytes::new(py, stderr)))?;
+    }
+    out.set_item("command_outputs", outputs)?;
     Ok(out)
 }
 

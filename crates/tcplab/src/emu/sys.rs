@@ -145,11 +145,16 @@ pub fn write_frame(fd: RawFd, frame: &[u8]) -> bool {
     unsafe { libc::write(fd, frame.as_ptr() as *const _, frame.len()) == frame.len() as isize }
 }
 
-/// Wait until one of `fds` is readable or `timeout_ns` passed (ppoll: nanosecond timeout).
-pub fn wait_readable(fds: &[RawFd], timeout_ns: u64) {
-    let mut p: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+/// Wait until one of `fds` (at most 64) is readable or `timeout_ns` passed (ppoll: nanosecond
+/// timeout). Returns false when it timed out.
+pub fn wait_readable(fds: &[RawFd], timeout_ns: u64) -> bool {
+    let mut p = [libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 }; 64];
+    let n = fds.len().min(64);
+    for (slot, &fd) in p.iter_mut().zip(fds) {
+        slot.fd = fd;
+    }
     let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
-    unsafe { libc::ppoll(p.as_mut_ptr(), p.len() as _, &ts, std::ptr::null()) };
+    unsafe { libc::ppoll(p.as_mut_ptr(), n as _, &ts, std::ptr::null()) != 0 }
 }
 
 /// Ask for precise wake-ups (the default timer slack of 50 µs would make every sleep late).
@@ -163,6 +168,13 @@ pub fn precise_timers() {
 pub fn realtime_priority() -> bool {
     let p = libc::sched_param { sched_priority: 10 };
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &p) == 0 }
+}
+
+/// This thread's involuntary context switches so far (the machine took the CPU from it).
+pub fn involuntary_switches() -> i64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    u.ru_nivcsw as i64
 }
 
 /// Back to ordinary scheduling.
