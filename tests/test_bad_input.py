@@ -259,3 +259,16 @@ def test_missing_file_and_directory(tmp_path):
             assert p.returncode != 0, out
             assert "Traceback" not in out and "panicked" not in out, out
             assert str(target) in p.stderr, p.stderr
+
+
+def test_emulation_commands_are_checked_by_validate(tmp_path):
+    """`[[commands]]` (read only by `tcplab emulate`) are checked by `tcplab validate` with the
+    emulator's own rules, located at their line; `tcplab run` refuses them (issue 24)."""
+    text = (HERE.parent / "scenarios" / "emulation" / "iperf3" / "scenario.toml").read_text()
+    assert 'host = "Host1b"' in text
+    lines = text.splitlines()
+    line = next(i for i, l in enumerate(lines, 1) if l.strip() == 'host = "Host1b"')
+    bad = tmp_path / "bad_command_host.toml"
+    bad.write_text(text.replace('host = "Host1b"', 'host = "Nobody"', 1))
+    check_failure(cli("validate", str(bad)), expected_prefix(bad, "commands[0].host", line), 'is not a host with stack = "linux"')
+    check_failure(cli("run", str(bad), "--out", str(tmp_path / "out")), f"error: {bad}:", "commands")

@@ -27,11 +27,21 @@ fn to_py_err(e: ScenarioError) -> PyErr {
     err
 }
 
+/// An emulator error as Python sees it: scenario errors as ScenarioError, the rest RuntimeError.
+fn emu_err(e: tcplab::emu::EmuError) -> PyErr {
+    match e {
+        tcplab::emu::EmuError::Scenario(e) => to_py_err(e),
+        e => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
 /// Check a scenario without running it (and its memory estimate against `max_memory` bytes if
 /// given). Raises ScenarioError.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides=Vec::new(), max_memory=None))]
 fn validate(text: &str, file: &str, overrides: Vec<String>, max_memory: Option<u64>) -> PyResult<String> {
+    // `[[commands]]` belong to `tcplab emulate`: checked by the emulator's own rules, then the rest.
+    let text = &tcplab::emu::check_commands(text, file, &overrides).map_err(emu_err)?;
     let (sim, text) = prepare_with_limits(text, file, None, &overrides, &Limits { max_memory }).map_err(to_py_err)?;
     let _ = sim;
     Ok(text)
@@ -310,7 +320,7 @@ fn emulate<'py>(
     overrides: Vec<String>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use tcplab::emu::{EmuError, EmuOptions};
+    use tcplab::emu::EmuOptions;
     let opts = EmuOptions { seed, overrides };
     let result = py.allow_threads(|| {
         tcplab::emu::emulate(&text, &file, &opts, |now, end| {
@@ -323,8 +333,7 @@ fn emulate<'py>(
     });
     let r = match result {
         Ok(r) => r,
-        Err(EmuError::Scenario(e)) => return Err(to_py_err(e)),
-        Err(e) => return Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
+        Err(e) => return Err(emu_err(e)),
     };
     let summary = tcplab::summary::Summary::from_sim(&r.sim, 0.0);
     let packet_records = r.packet_records;

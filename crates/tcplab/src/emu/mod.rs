@@ -42,7 +42,7 @@ mod tests;
 use crate::scenario::ScenarioError;
 use crate::sim::Simulation;
 
-pub use run::emulate;
+pub use run::{check_commands, emulate};
 
 /// MAC address of the emulator's side of every TAP link.
 const GATEWAY_MAC: [u8; 6] = [0x02, 0x74, 0x6c, 0x00, 0x00, 0xfe];

@@ -89,6 +89,28 @@ impl Drop for Made {
     }
 }
 
+/// The commands' hosts and arguments, checked against the plan before anything is made (`text`:
+/// the scenario as given, commands included, so errors name their lines).
+fn check_commands_against(plan: &Plan, cfgs: &[commands::CommandCfg], text: &str, file: &str) -> Result<(), EmuError> {
+    let name = |n: u32| plan.sim.nodes[n as usize].name.clone();
+    let linux: HashMap<String, (String, [u8; 4])> = plan.linux_hosts.iter().map(|&n| (name(n), (String::new(), wire::node_ip(n)))).collect();
+    let all: HashMap<String, [u8; 4]> = (0..plan.sim.nodes.len() as u32).map(|n| (name(n), wire::node_ip(n))).collect();
+    commands::resolve(cfgs, text, file, &linux, &all, std::path::Path::new("."))?;
+    Ok(())
+}
+
+/// What `tcplab validate` checks of an emulation scenario's `[[commands]]` (they are read only by
+/// the emulator): they parse and name Linux hosts with valid arguments. Returns the scenario text
+/// with the commands commented out (every other line keeps its number), for the simulator's checks.
+pub fn check_commands(text: &str, file: &str, overrides: &[String]) -> Result<String, EmuError> {
+    let (text_run, cfgs) = commands::split(text, file)?;
+    if !cfgs.is_empty() {
+        let (sc, new_text, _) = load_text(&text_run, file, overrides)?;
+        check_commands_against(&plan(&sc, &new_text, file, None)?, &cfgs, text, file)?;
+    }
+    Ok(text_run)
+}
+
 /// Run scenario `text` in emulation. `progress(now_s, end_s)` is called about every 100 ms of
 /// wall time; returning false stops the run as Ctrl-C does.
 pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnMut(f64, f64) -> bool) -> Result<EmuResult, EmuError> {
@@ -97,13 +119,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     // The scenario as given (its commands included) unless overrides changed it.
     let new_text = if opts.overrides.is_empty() { text.to_string() } else { new_text };
     let plan = plan(&sc, &new_text, file, opts.seed)?;
-    {
-        // The commands' hosts and arguments are checked before anything is made.
-        let name = |n: u32| plan.sim.nodes[n as usize].name.clone();
-        let linux: HashMap<String, (String, [u8; 4])> = plan.linux_hosts.iter().map(|&n| (name(n), (String::new(), wire::node_ip(n)))).collect();
-        let all: HashMap<String, [u8; 4]> = (0..plan.sim.nodes.len() as u32).map(|n| (name(n), wire::node_ip(n))).collect();
-        commands::resolve(&command_cfgs, &text_run, file, &linux, &all, std::path::Path::new("."))?;
-    }
+    check_commands_against(&plan, &command_cfgs, text, file)?;
     if let Some(why) = sys::refusal() {
         return Err(EmuError::Refused(why));
     }
@@ -146,7 +162,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         std::fs::create_dir_all(&cmd_dir).map_err(|e| EmuError::System(format!("{}: {e}", cmd_dir.display())))?;
     }
     let _cmd_dir_guard = RemoveDir(cmd_dir.clone());
-    let cmds = commands::resolve(&command_cfgs, &text_run, file, &linux_ns, &all_ips, &cmd_dir)?;
+    let cmds = commands::resolve(&command_cfgs, text, file, &linux_ns, &all_ips, &cmd_dir)?;
     sys::precise_timers();
     let guard = sys::SignalGuard::install();
 
