@@ -21,7 +21,7 @@ use crate::net::routing;
 use crate::scenario::units::QueueSize;
 use crate::scenario::{self, DelayCfg, QueueCfg, Scenario, ScenarioError, SizeDist, TrafficKind, UdpPattern};
 use crate::sim::Simulation;
-use crate::tcpglue::{self, TcpConn};
+use crate::sim::{self, TcpConn};
 use tcplab_tcp::rto::fine::MAX_RTO;
 
 /// Defaults written in the README and the schema.
@@ -336,7 +336,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
         for l in links.iter_mut() {
             let named = sc.links.iter().any(|c| c.name.as_deref() == Some(t.as_str()) && (format!("{}->{}", c.a, c.b) == l.name || format!("{}->{}", c.b, c.a) == l.name));
             if t == "all" || *t == l.name || named {
-                l.monitor.pcap = Some(Box::new(crate::pcap::LinkCapture::new()));
+                l.monitor.pcap = Some(Box::new(crate::trace::pcap::link_capture()));
                 hit = true;
             }
         }
@@ -519,7 +519,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
             (None, Some(d)) => (None, Some(d.0)),
             _ => return Err(ctx.err(f("bytes"), "give exactly one of `bytes` (e.g. \"1MB\") or `duration` (e.g. \"10s\")")),
         };
-        let bsd = tcpglue::is_bsd(&cfg.timer_model);
+        let bsd = sim::is_bsd(&cfg.timer_model);
         let mut rcfg = cfg.clone();
         rcfg.close_on_peer_fin = true;
         // Fixed initial sequence numbers keep runs comparable across variants; the receiver's
@@ -863,7 +863,7 @@ fn build_traffic<'a>(
         cfg.trace = false;
         // Applications close explicitly (conversation.rs), never on the peer's FIN alone.
         cfg.close_on_peer_fin = false;
-        let bsd = tcpglue::is_bsd(&cfg.timer_model);
+        let bsd = sim::is_bsd(&cfg.timer_model);
         let start = t.start.map_or(SimTime::ZERO, |d| d.0);
         let stop = t.stop.map_or(SimTime::MAX, |d| d.0);
         if stop <= start {
