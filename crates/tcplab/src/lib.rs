@@ -11,15 +11,18 @@ pub mod emu;
 pub mod engine;
 pub mod front_api;
 pub mod net;
-pub mod pcap;
 pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod summary;
-pub mod tcpglue;
+pub mod trace;
 pub mod wire;
 
 pub use sim::Simulation;
+/// The TCP glue's old path (`sim::tcp` since the glue became part of the simulation's module).
+pub use sim::tcp as tcpglue;
+/// pcap's old path (`trace::pcap`).
+pub use trace::pcap;
 pub use tcplab_tcp as tcp;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -295,7 +295,7 @@ pub fn hot_struct_sizes() -> Vec<(&'static str, usize)> {
         ("Link", size_of::<crate::net::link::Link>()),
         ("LinkMonitor", size_of::<crate::net::monitor::LinkMonitor>()),
         ("Node", size_of::<crate::net::node::Node>()),
-        ("TcpConn (two endpoints)", size_of::<crate::tcpglue::TcpConn>()),
+        ("TcpConn (two endpoints)", size_of::<crate::sim::TcpConn>()),
         ("Endpoint", size_of::<tcplab_tcp::Endpoint>()),
     ]
 }

@@ -525,7 +525,7 @@ fn traffic_summaries(sim: &Simulation) -> Vec<TrafficSummary> {
             let mut st = src.stats.clone();
             for c in &sim.tcp[sim.static_tcp..] {
                 if c.app.as_ref().is_some_and(|a| a.source == i as u32) {
-                    crate::tcpglue::fold_stats(&mut st, c);
+                    crate::sim::fold_stats(&mut st, c);
                 }
             }
             let by = |v: &[u64; 4]| ConvKind::ALL.iter().map(|k| (k.name(), v[k.index()])).collect::<BTreeMap<_, _>>();

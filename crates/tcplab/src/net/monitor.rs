@@ -17,6 +17,7 @@
 //! [`LinkCounters`] are cumulative; a measurement window is the difference of two snapshots.
 
 use super::packet::DropReason;
+use super::capture::LinkCapture;
 use crate::engine::SimTime;
 
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
@@ -131,8 +132,8 @@ pub struct LinkMonitor {
     /// Boxed: an untraced link direction (the default) pays one pointer, not eight vectors,
     /// which keeps `Link` small on the per-packet path.
     pub trace: Option<Box<LinkTrace>>,
-    /// pcap capture of this link direction (`trace = { pcap = [...] }`), see [`crate::pcap`].
-    pub pcap: Option<Box<crate::pcap::LinkCapture>>,
+    /// pcap capture of this link direction (`trace = { pcap = [...] }`), see [`super::capture`].
+    pub pcap: Option<Box<LinkCapture>>,
     // Interval stats (updated only when `record_intervals`).
     cur_area: u128,
     interval: u64,

@@ -1,5 +1,10 @@
 //! The `Simulation`: owns every piece of state of one run (no globals — many simulations can
 //! run in one process) and dispatches events between the network and the applications.
+//! This file holds the state, the event loop and the packet path; [`tcp`] (the glue to the
+//! sans-IO endpoints of `tcplab-tcp`) adds the TCP and traffic-connection methods.
+
+pub mod tcp;
+pub use tcp::{fold_stats, is_bsd, tick_hosts, TcpConn, TrafficConn};
 
 use std::collections::HashMap;
 
@@ -13,7 +18,6 @@ use crate::net::monitor::PacketTag;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::packet::{DropReason, Ecn, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::{Admit, Arrival};
-use crate::tcpglue::TcpConn;
 
 /// Events are small `Copy` values; each component keeps at most a couple pending.
 #[derive(Clone, Copy, Debug)]
@@ -175,7 +179,7 @@ impl Simulation {
                 sim.events.schedule(t, Event::Source(i as u32));
             }
         }
-        crate::tcpglue::schedule_initial(&mut sim);
+        sim.schedule_tcp();
         sim.events.schedule(end, Event::Stop);
         sim
     }
@@ -262,12 +266,12 @@ impl Simulation {
                 }
                 Event::Source(s) => self.source_fire(now, s),
                 Event::BurstNext(s) => self.burst_next(now, s),
-                Event::TcpTimer { conn, side, gen } => crate::tcpglue::on_timer(self, now, conn, side, gen),
-                Event::TcpStart(c) => crate::tcpglue::start(self, now, c),
-                Event::TcpStop(c) => crate::tcpglue::stop(self, now, c),
-                Event::Tick { host, slow } => crate::tcpglue::on_tick(self, now, host, slow),
-                Event::ConvArrival(s) => crate::tcpglue::conv_arrival(self, now, s),
-                Event::AppWake { conn, gen } => crate::tcpglue::on_app_wake(self, now, conn, gen),
+                Event::TcpTimer { conn, side, gen } => self.tcp_on_timer(now, conn, side, gen),
+                Event::TcpStart(c) => self.tcp_start(now, c),
+                Event::TcpStop(c) => self.tcp_stop(now, c),
+                Event::Tick { host, slow } => self.bsd_tick(now, host, slow),
+                Event::ConvArrival(s) => self.conv_arrival(now, s),
+                Event::AppWake { conn, gen } => self.on_app_wake(now, conn, gen),
                 Event::Measure(end) => self.measure_edge(now, end),
                 Event::Stop => {
                     self.ended = true;
@@ -592,7 +596,7 @@ impl Simulation {
             PacketKind::Tcp { conn, gen, to_receiver, mut seg } => {
                 // The IP layer hands the CE codepoint up with the segment (RFC 3168 §6.1.3).
                 seg.ce = p.ecn == Ecn::Ce;
-                crate::tcpglue::on_segment(self, now, conn, gen, to_receiver, &seg);
+                self.tcp_on_segment(now, conn, gen, to_receiver, &seg);
             }
             PacketKind::Raw => {}
         }
