@@ -253,8 +253,6 @@ def test_tcplab_tcp_has_no_module_cycle():
     assert not cycles, "module cycles in tcplab-tcp:\n  " + "\n  ".join(cycles)
 
 
-# remove when core merges (helper `core` makes crates/tcplab acyclic under this definition)
-@pytest.mark.xfail(strict=False, reason="crates/tcplab is made acyclic on the `core` branch")
 def test_tcplab_has_no_module_cycle():
     cycles = cycles_of("tcplab")
     assert not cycles, "module cycles in tcplab:\n  " + "\n  ".join(cycles)
@@ -304,8 +302,6 @@ def test_no_tcplab_tcp_source_file_over_800_lines():
     assert not offenders, f"source files over {MAX_LINES} lines:\n  " + "\n  ".join(offenders)
 
 
-# remove when core merges (and the other issue-23 splits: build.rs, plots.py, emu/mod.rs)
-@pytest.mark.xfail(strict=False, reason="other crates' and packages' splits land on other branches")
 def test_no_source_file_over_800_lines():
     offenders = oversized_files(ROOT)
     assert not offenders, f"source files over {MAX_LINES} lines:\n  " + "\n  ".join(offenders)

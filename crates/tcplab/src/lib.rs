@@ -2,7 +2,8 @@
 //!
 //! Layers (DESIGN.md): [`engine`] (time, event calendar, RNG streams) → [`net`] (packets,
 //! links, queues, nodes, routing, monitors) → [`apps`] (traffic sources) and TCP (the sans-IO
-//! endpoints of the `tcplab-tcp` crate, glued in by `tcpglue`) → [`summary`] and traces.
+//! endpoints of the `tcplab-tcp` crate, glued in by `sim::tcp`) → [`summary`] and [`trace`]
+//! (pcap files in `trace::pcap`, written through `net::capture`'s narrow encoder interface).
 //! [`scenario`] parses and validates the TOML format; [`build`] turns it into a [`Simulation`].
 
 pub mod apps;
@@ -19,10 +20,6 @@ pub mod trace;
 pub mod wire;
 
 pub use sim::Simulation;
-/// The TCP glue's old path (`sim::tcp` since the glue became part of the simulation's module).
-pub use sim::tcp as tcpglue;
-/// pcap's old path (`trace::pcap`).
-pub use trace::pcap;
 pub use tcplab_tcp as tcp;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,6 +1,6 @@
 //! Wire format: a simulator packet as the bytes of an IPv4 datagram carrying TCP or UDP, and
 //! real IPv4 frames parsed back into segments. One writer serves the simulator's pcap traces
-//! ([`crate::pcap`]) and the emulator (`crate::emu`), so what Wireshark shows of a simulated
+//! ([`crate::trace::pcap`]) and the emulator (`crate::emu`), so what Wireshark shows of a simulated
 //! run is what the emulator puts on a TAP device.
 //!
 //! Sources: RFC 791 (IPv4 header, header checksum), RFC 793 (TCP header; the checksum over

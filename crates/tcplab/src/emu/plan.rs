@@ -134,11 +134,11 @@ pub(super) fn plan(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> 
         }
         let conn = &mut full_sim.tcp[i];
         let ends = (if stack_of(&t.from) == NodeStack::Linux { End::Linux } else { End::Tcplab }, if stack_of(&t.to) == NodeStack::Linux { End::Linux } else { End::Tcplab });
-        let port_snd = crate::pcap::tcp_sender_port(i as u32);
+        let port_snd = crate::trace::pcap::tcp_sender_port(i as u32);
         let port_rcv = SINK_PORT_BASE + i as u16;
         let take = |ep: &mut Endpoint, node: u32, peer: u32, lport: u16, rport: u16, iss: u32| -> EmuEndpoint {
             let ep = std::mem::replace(ep, Endpoint::new(ep.config().clone(), 0));
-            let bsd_ticks = crate::tcpglue::is_bsd(&ep.config().timer_model);
+            let bsd_ticks = crate::sim::is_bsd(&ep.config().timer_model);
             EmuEndpoint { ep, node, peer, lport, rport, scales: WindowScales::default(), iss, peer_iss: None, corrupt: false, bsd_ticks, started: false }
         };
         let snd = (ends.0 == End::Tcplab).then(|| take(&mut conn.ep[0], conn.from, conn.to, port_snd, port_rcv, 0));

@@ -184,7 +184,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
                 cc: f.variant.trim_start_matches("linux-").to_string(),
                 dst: wire::node_ip(f.to),
                 port: f.port_rcv,
-                src_port: crate::pcap::tcp_sender_port(f.idx as u32),
+                src_port: crate::trace::pcap::tcp_sender_port(f.idx as u32),
                 bytes: f.bytes,
                 duration_ns: f.duration_ns,
                 start_ns: f.start_ns,
