@@ -50,7 +50,7 @@ pub(super) fn flows<'a>(
             None => (sc.run.profile.as_deref(), "run.profile".to_string()),
         };
         apply_profile(ctx, profile_field, profile, &mut cfg, &nodes, &links, from, to)?;
-        apply_tcp_options(ctx, &format!("tcp[{i}]"), t, &mut cfg)?;
+        apply_tcp_options(ctx, &format!("tcp[{i}]"), &t.conn_options(), &mut cfg)?;
         cfg.trace = sc.run.trace.tcp;
         // A pacing CC's randomness (seed 003 §3.3) from a stream of its own per flow.
         cfg.pacing_seed = rand::Rng::gen(&mut rngs.stream("pacing", i as u64));
@@ -115,8 +115,6 @@ pub(super) fn scripted_drops(ctx: &Ctx, drop_cfgs: Vec<DirectionDrops>, tcp: &[T
     Ok(())
 }
 
-/// Apply a `[[tcp]]` entry's options (or a traffic source's `tcp` table, as a `TcpCfg`); errors
-/// name `{prefix}.KEY`.
 /// A profile's TCP defaults, applied before the flow's own keys (which override them).
 /// `bsd-1994` is the variant's defaults as they are (the seeds' hosts). `modern` is a host of
 /// today: window scaling (RFC 7323) and send/receive buffers of twice the path's
@@ -148,7 +146,9 @@ pub(super) fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg
     }
 }
 
-pub(super) fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::TcpCfg, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
+/// Apply the shared TCP options of a `[[tcp]]` entry or of a traffic source's `tcp` table; errors
+/// name `{prefix}.KEY`.
+pub(super) fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::ConnOptions, cfg: &mut EndpointConfig) -> Result<(), ScenarioError> {
     let f = |k: &str| format!("{prefix}.{k}");
     let small = |k: &str, v: u64| -> Result<u32, ScenarioError> {
         if v == 0 || v > (1 << 30) {

@@ -145,7 +145,7 @@ pub(super) fn connections<'a>(
         }
         route(f("to"), from, to)?;
         route(f("from"), to, from)?;
-        let opts = t.tcp.clone().unwrap_or_default().as_tcp(&t.variant);
+        let opts = t.tcp.clone().unwrap_or_default();
         let mut cfg = EndpointConfig::for_variant(&t.variant).map_err(|m| ctx.err(f("variant"), m))?;
         // The profile as for [[tcp]] flows: its own, else run.profile; buffers sized to the
         // forward path (a two_way source's reverse connections use the same).

@@ -7,6 +7,92 @@ use std::collections::BTreeMap;
 
 use super::units::{Duration, QueueLimitQ, Rate, Size};
 
+/// Declares a struct holding the TCP options shared by `[[tcp]]` flows (`TcpCfg`) and a
+/// `[[traffic]]` source's `tcp` table (`ConnOptions`): the one place those keys, their docs and
+/// their serde/schemars attributes are written. The struct's own fields go in `head` (before the
+/// options) and `between` (after `time_wait`, before `ecn`), which keeps every key in the order
+/// that the "unknown field ..., expected one of ..." messages list. (`#[serde(flatten)]` would
+/// share them too, but it disables `deny_unknown_fields` and that list.) Each struct also gets
+/// `conn_options()`, its shared options as a `ConnOptions`.
+macro_rules! with_tcp_options {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            head { $($head:tt)* }
+            between { $($between:tt)* }
+        }
+    ) => {
+        with_tcp_options! { @emit [$(#[$attr])*] $name [$($head)*] [$($between)*]
+            [
+                /// Maximum segment size: payload bytes per segment.
+                #[serde(default)]
+                pub mss: Option<Size>,
+                #[serde(default)]
+                pub send_buffer: Option<Size>,
+                #[serde(default)]
+                pub recv_buffer: Option<Size>,
+                /// Receiver ACK policy: "every", "bsd-delayed", "tahoe", "lbl" (default: the variant's).
+                #[serde(default)]
+                #[schemars(schema_with = "ack_policy_schema")]
+                pub ack_policy: Option<String>,
+                /// Retransmission timer model: "bsd", "fine" (RFC 6298) or "ns2" (ns-2 2002 agents) (default: the variant's).
+                #[serde(default)]
+                #[schemars(schema_with = "timer_schema")]
+                pub timer: Option<String>,
+                /// Fine and ns2 timers only: the clock granularity RTTs are measured in (fine: default 1ms;
+                /// ns2: tcpTick_, default 100ms).
+                #[serde(default)]
+                pub timer_granularity: Option<Duration>,
+                /// Fine and ns2 timers only: the smallest RTO (default 1s: RFC 6298 §2.4, ns-2's minrto_ of 2002).
+                #[serde(default)]
+                pub min_rto: Option<Duration>,
+                #[serde(default)]
+                pub timestamps: Option<bool>,
+                #[serde(default)]
+                pub window_scaling: Option<bool>,
+                #[serde(default)]
+                pub initial_ssthresh: Option<Size>,
+                #[serde(default)]
+                pub initial_window: Option<u32>,
+                #[serde(default)]
+                pub time_wait: Option<Duration>,
+            ]
+            [
+                /// Explicit Congestion Notification (RFC 3168), negotiated in the handshake (default false).
+                #[serde(default)]
+                pub ecn: Option<bool>,
+                /// Variant parameters. Vegas: alpha, beta, gamma (buffers), avg_rtt (0/1), e.g.
+                /// { alpha = 1, beta = 3, gamma = 1 }. Lite family, switches 0/1 that override the level's
+                /// (seed 001 §3): fix_header_prediction (§3.1, Lite.1), fix_rto (§3.2, Lite.2), timestamps
+                /// (§3.3; 0 from Lite.3), fix_extra_increase (drop the MSS/8 term, §3.3, Lite.4),
+                /// ack_every_packet (§3.4, Lite.5), fix_big_ack (§3.5, Lite.6), fix_dupack_ge (§3.6, no level).
+                #[serde(default)]
+                pub params: BTreeMap<String, f64>,
+            ]
+        }
+    };
+    (
+        @emit [$($attr:tt)*] $name:ident [$($head:tt)*] [$($between:tt)*]
+        [$( $(#[$a1:meta])* pub $f1:ident: $t1:ty, )*]
+        [$( $(#[$a2:meta])* pub $f2:ident: $t2:ty, )*]
+    ) => {
+        $($attr)*
+        pub struct $name {
+            $($head)*
+            $( $(#[$a1])* pub $f1: $t1, )*
+            $($between)*
+            $( $(#[$a2])* pub $f2: $t2, )*
+        }
+
+        impl $name {
+            /// This entry's shared TCP options (the keys of a `[[traffic]]` source's `tcp` table).
+            pub fn conn_options(&self) -> ConnOptions {
+                ConnOptions { $( $f1: self.$f1.clone(), )* $( $f2: self.$f2.clone(), )* }
+            }
+        }
+    };
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -420,79 +506,43 @@ pub struct UdpCfg {
     pub shape: Option<f64>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TcpCfg {
-    pub name: String,
-    /// Sending host.
-    pub from: String,
-    /// Receiving host.
-    pub to: String,
-    /// Named variant: tahoe, reno, newreno, sack, sack-rfc6675, vegas, vegas-star, or the
-    /// 4.4BSD-Lite family: lite (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ...
-    /// lite.6 (the cumulative fixes of seed 001 Table 3).
-    #[schemars(schema_with = "variant_schema")]
-    pub variant: String,
-    /// TCP defaults this flow starts from (before its own keys): "bsd-1994" or "modern"
-    /// (default: run.profile, else "bsd-1994").
-    #[serde(default)]
-    #[schemars(schema_with = "profile_schema")]
-    pub profile: Option<String>,
-    /// Transfer this many bytes (e.g. "1MB") ...
-    #[serde(default)]
-    pub bytes: Option<Size>,
-    /// ... or send for this long (seed 000 §6.2.5: timed vs byte transfers).
-    #[serde(default)]
-    pub duration: Option<Duration>,
-    /// When the connection opens: a time ("2s") or a random time drawn per seed from the
-    /// traffic streams (`{ dist = "uniform", min = "0s", max = "1s" }`).
-    #[serde(default)]
-    pub start: Option<StartCfg>,
-    /// Maximum segment size: payload bytes per segment.
-    #[serde(default)]
-    pub mss: Option<Size>,
-    #[serde(default)]
-    pub send_buffer: Option<Size>,
-    #[serde(default)]
-    pub recv_buffer: Option<Size>,
-    /// Receiver ACK policy: "every", "bsd-delayed", "tahoe", "lbl" (default: the variant's).
-    #[serde(default)]
-    #[schemars(schema_with = "ack_policy_schema")]
-    pub ack_policy: Option<String>,
-    /// Retransmission timer model: "bsd", "fine" (RFC 6298) or "ns2" (ns-2 2002 agents) (default: the variant's).
-    #[serde(default)]
-    #[schemars(schema_with = "timer_schema")]
-    pub timer: Option<String>,
-    /// Fine and ns2 timers only: the clock granularity RTTs are measured in (fine: default 1ms;
-    /// ns2: tcpTick_, default 100ms).
-    #[serde(default)]
-    pub timer_granularity: Option<Duration>,
-    /// Fine and ns2 timers only: the smallest RTO (default 1s: RFC 6298 §2.4, ns-2's minrto_ of 2002).
-    #[serde(default)]
-    pub min_rto: Option<Duration>,
-    #[serde(default)]
-    pub timestamps: Option<bool>,
-    #[serde(default)]
-    pub window_scaling: Option<bool>,
-    #[serde(default)]
-    pub initial_ssthresh: Option<Size>,
-    #[serde(default)]
-    pub initial_window: Option<u32>,
-    #[serde(default)]
-    pub time_wait: Option<Duration>,
-    /// Receiving application's read rate (default: reads instantly).
-    #[serde(default)]
-    pub read_rate: Option<Rate>,
-    /// Explicit Congestion Notification (RFC 3168), negotiated in the handshake (default false).
-    #[serde(default)]
-    pub ecn: Option<bool>,
-    /// Variant parameters. Vegas: alpha, beta, gamma (buffers), avg_rtt (0/1), e.g.
-    /// { alpha = 1, beta = 3, gamma = 1 }. Lite family, switches 0/1 that override the level's
-    /// (seed 001 §3): fix_header_prediction (§3.1, Lite.1), fix_rto (§3.2, Lite.2), timestamps
-    /// (§3.3; 0 from Lite.3), fix_extra_increase (drop the MSS/8 term, §3.3, Lite.4),
-    /// ack_every_packet (§3.4, Lite.5), fix_big_ack (§3.5, Lite.6), fix_dupack_ge (§3.6, no level).
-    #[serde(default)]
-    pub params: BTreeMap<String, f64>,
+with_tcp_options! {
+    #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct TcpCfg {
+        head {
+            pub name: String,
+            /// Sending host.
+            pub from: String,
+            /// Receiving host.
+            pub to: String,
+            /// Named variant: tahoe, reno, newreno, sack, sack-rfc6675, vegas, vegas-star, or the
+            /// 4.4BSD-Lite family: lite (= lite.0, the stock 4.4BSD-Lite TCP with its bugs), lite.1 ...
+            /// lite.6 (the cumulative fixes of seed 001 Table 3).
+            #[schemars(schema_with = "variant_schema")]
+            pub variant: String,
+            /// TCP defaults this flow starts from (before its own keys): "bsd-1994" or "modern"
+            /// (default: run.profile, else "bsd-1994").
+            #[serde(default)]
+            #[schemars(schema_with = "profile_schema")]
+            pub profile: Option<String>,
+            /// Transfer this many bytes (e.g. "1MB") ...
+            #[serde(default)]
+            pub bytes: Option<Size>,
+            /// ... or send for this long (seed 000 §6.2.5: timed vs byte transfers).
+            #[serde(default)]
+            pub duration: Option<Duration>,
+            /// When the connection opens: a time ("2s") or a random time drawn per seed from the
+            /// traffic streams (`{ dist = "uniform", min = "0s", max = "1s" }`).
+            #[serde(default)]
+            pub start: Option<StartCfg>,
+        }
+        between {
+            /// Receiving application's read rate (default: reads instantly).
+            #[serde(default)]
+            pub read_rate: Option<Rate>,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -573,69 +623,12 @@ pub struct TrafficCfg {
     pub tcp: Option<ConnOptions>,
 }
 
-/// TCP options shared by `[[tcp]]` flows and `[[traffic]]` connections.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ConnOptions {
-    #[serde(default)]
-    pub mss: Option<Size>,
-    #[serde(default)]
-    pub send_buffer: Option<Size>,
-    #[serde(default)]
-    pub recv_buffer: Option<Size>,
-    #[serde(default)]
-    #[schemars(schema_with = "ack_policy_schema")]
-    pub ack_policy: Option<String>,
-    #[serde(default)]
-    #[schemars(schema_with = "timer_schema")]
-    pub timer: Option<String>,
-    #[serde(default)]
-    pub timer_granularity: Option<Duration>,
-    #[serde(default)]
-    pub min_rto: Option<Duration>,
-    #[serde(default)]
-    pub timestamps: Option<bool>,
-    #[serde(default)]
-    pub window_scaling: Option<bool>,
-    #[serde(default)]
-    pub initial_ssthresh: Option<Size>,
-    #[serde(default)]
-    pub initial_window: Option<u32>,
-    #[serde(default)]
-    pub time_wait: Option<Duration>,
-    #[serde(default)]
-    pub ecn: Option<bool>,
-    #[serde(default)]
-    pub params: BTreeMap<String, f64>,
-}
-
-impl ConnOptions {
-    /// The same options as a `[[tcp]]` entry (to share its validation).
-    pub fn as_tcp(&self, variant: &str) -> TcpCfg {
-        TcpCfg {
-            name: String::new(),
-            from: String::new(),
-            to: String::new(),
-            variant: variant.to_string(),
-            profile: None,
-            bytes: None,
-            duration: None,
-            start: None,
-            mss: self.mss,
-            send_buffer: self.send_buffer,
-            recv_buffer: self.recv_buffer,
-            ack_policy: self.ack_policy.clone(),
-            timer: self.timer.clone(),
-            timer_granularity: self.timer_granularity,
-            min_rto: self.min_rto,
-            timestamps: self.timestamps,
-            window_scaling: self.window_scaling,
-            initial_ssthresh: self.initial_ssthresh,
-            initial_window: self.initial_window,
-            time_wait: self.time_wait,
-            read_rate: None,
-            ecn: self.ecn,
-            params: self.params.clone(),
-        }
+with_tcp_options! {
+    /// TCP options shared by `[[tcp]]` flows and `[[traffic]]` connections.
+    #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct ConnOptions {
+        head {}
+        between {}
     }
 }
