@@ -7,8 +7,11 @@
 //! * average: `avg ← avg·(1−w_q)^k + w_q·q`, `q` the waiting packets before this arrival
 //!   (bytes / `mean_pktsize` in byte mode), `k = 1` normally and `k = m + 1` after the queue
 //!   was empty, `m = ⌊idle time / s⌋` with `s` the transmission time of a `mean_pktsize` packet
-//!   (F&J §4 "idle time"; ns-2 `estimator(nqueued, m + 1, …)`). As ns-2 does, the queue counts
-//!   as idle from the moment it empties (its last packet starts transmission).
+//!   (F&J §4 "idle time"; ns-2 `estimator(nqueued, m + 1, …)`). Idle starts at time zero and
+//!   whenever the last waiting packet leaves the queue, i.e. when it *starts* transmission.
+//!   Deviation: ns-2's `deque()` sets `idletime_` only when the link asks for a packet and finds
+//!   none, at the *end* of that last transmission, so our `m` is larger by about one
+//!   transmission time of the last packet.
 //! * `avg < min_th`, or at most one packet waiting (ns-2: "don't drop if only one packet is
 //!   queued"): admit; forget the count (ns-2 resets `old`, so counting restarts at 1).
 //! * `min_th ≤ avg < max_th` (and, ns-2, more than one packet queued): `count += 1`,
@@ -38,8 +41,11 @@
 //! `max_p ≥ bottom` (0.01): `max_p ·= β` (0.9). Automatic parameters from the target delay
 //! (default 5 ms, ns-2 `targetdelay_ 0.005`): `min_th = max(5, target·C/2)`,
 //! `max_th = 3·min_th`, `w_q = 1 − exp(−1/C)`, C the link rate in `mean_pktsize` packets/s;
-//! gentle on. Deviation: the adaptation runs lazily at the first arrival after each interval
-//! boundary (ns-2 uses a timer); an idle queue has nothing to adapt.
+//! gentle on. No timer, in ns-2 or here: ns-2's `enque()` calls `updateMaxP` on an arrival when
+//! `now > lastset + interval` and sets `lastset = now`, so an idle queue adapts nothing.
+//! Deviation: here the update points lie on a fixed grid (`interval`, `2·interval`, …) and an
+//! arrival after a gap of several intervals applies one update per missed grid point (ns-2:
+//! one update, then the next no sooner than `interval` after that arrival).
 
 use std::collections::VecDeque;
 
@@ -215,7 +221,7 @@ impl Red {
         self.avg = self.avg * (1.0 - w).powf(k) + w * self.q_units();
     }
 
-    /// ARED's periodic max_p adaptation (ARED Fig. 3).
+    /// ARED's max_p adaptation (ARED Fig. 3), run at an arrival (see the module doc).
     fn adapt(&mut self, now: SimTime) {
         let Some(a) = self.p.adaptive else { return };
         while now >= self.next_adapt {
