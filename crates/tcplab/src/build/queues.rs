@@ -1,14 +1,24 @@
 //! `queue = { kind = ... }` tables: validated and turned into a link direction's queue discipline.
 
 use super::checks::{Ctx, DEFAULT_QUEUE_PKTS};
+use crate::engine::{RngStreams, StreamRng};
 use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
 use crate::net::red::{AredParams, Red, RedParams};
 use crate::net::vq::{VirtualQueue, VqParams};
 use crate::scenario::units::QueueSize;
 use crate::scenario::{QueueCfg, ScenarioError};
 
-pub(super) fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bps: u64, rng: crate::engine::StreamRng) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+/// Each random queue discipline draws from its own stream, named by its kind and the link
+/// direction it serves (`"queue/red/r1->r2"`; direction names are unique), not by the position of
+/// the link in the file: adding a marker on another link, or a link before this one, leaves this
+/// queue's draws unchanged (issue 31 item 7).
+fn queue_stream(rngs: &RngStreams, kind: &str, direction: &str) -> StreamRng {
+    rngs.stream(&format!("queue/{kind}/{direction}"), 0)
+}
+
+pub(super) fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bps: u64, rngs: &RngStreams, direction: &str) -> Result<Box<dyn QueueDisc>, ScenarioError> {
     let Some(q) = q else { return Ok(Box::new(DropTail::new(QueueLimit::Packets(DEFAULT_QUEUE_PKTS), false))) };
+    let rng = queue_stream(rngs, &q.kind, direction);
     let limit = match q.limit.0 {
         QueueSize::Packets(n) => QueueLimit::Packets(n),
         QueueSize::Bytes(b) => QueueLimit::Bytes(b),

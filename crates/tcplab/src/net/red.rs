@@ -12,7 +12,8 @@
 //!   Deviation: ns-2's `deque()` sets `idletime_` only when the link asks for a packet and finds
 //!   none, at the *end* of that last transmission, so our `m` is larger by about one
 //!   transmission time of the last packet.
-//! * `avg < min_th`: admit; forget the count.
+//! * `avg < min_th`, or at most one packet waiting (ns-2: "don't drop if only one packet is
+//!   queued"): admit; forget the count (ns-2 resets `old`, so counting restarts at 1).
 //! * `min_th ≤ avg < max_th` (and, ns-2, more than one packet queued): `count += 1`,
 //!   `p_b = max_p·(avg − min_th)/(max_th − min_th)` (×`size/mean_pktsize` in byte mode, F&J §4),
 //!   then the count-based uniformisation: without `wait`, `p_a = p_b/(1 − count·p_b)` (F&J
@@ -316,7 +317,11 @@ impl QueueDisc for Red {
                     }
                 }
             }
-        } else if self.avg < self.p.min_th {
+        } else {
+            // avg < min_th, or at most one packet waiting (ns-2 `queue/red.cc` enque(), the
+            // `else` of `if (qavg >= th_min && qlen > 1)`: "No packets are being dropped",
+            // `old = 0`): forget the count either way, so the next arrival with a queue only
+            // restarts it at 1 instead of dropping on a count built before the queue drained.
             self.above = false;
             self.count = 0;
         }
@@ -551,6 +556,27 @@ mod tests {
         }
         assert!(marks > 300 && drops > 300, "marks {marks} drops {drops}");
         assert_eq!(r.marks, marks);
+    }
+
+    /// Issue 31 item 2: with avg ≥ min_th but at most one packet waiting, ns-2 takes the "no
+    /// packets are being dropped" branch and resets `old`, so the count restarts at 1 at the
+    /// next arrival that finds a queue. A count high enough to force a drop (count·p_b ≥ 2 with
+    /// `wait`) must not survive a drained queue.
+    #[test]
+    fn count_resets_when_at_most_one_packet_is_queued() {
+        let mut p = RedParams::ns2(QueueLimit::Packets(1000), 10_000_000);
+        p.w_q = 1e-12; // avg stays at 10: p_b = 0.05
+        let mut r = red(p);
+        r.idle_since = None;
+        r.avg = 10.0;
+        r.above = true;
+        r.count = 40; // count·p_b = 2: p_a = 1 at the next counted arrival
+        r.enqueue(SimTime::ZERO, arr(1, false)).unwrap(); // 0 queued before it
+        r.enqueue(SimTime::ZERO, arr(2, false)).unwrap(); // 1 queued before it
+        assert_eq!(r.count, 0, "count forgotten while at most one packet waited");
+        // 2 queued: counting restarts at 1 (ns-2's `old == 0` branch), no drop.
+        assert_eq!(r.enqueue(SimTime::ZERO, arr(3, false)), Ok(Admit::Queued));
+        assert_eq!((r.count, r.early_drops), (1, 0));
     }
 
     /// ARED: a persistent average above the target band raises max_p; below it lowers it.

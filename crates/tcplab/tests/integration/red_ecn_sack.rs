@@ -144,3 +144,29 @@ fn packet_stays_small() {
     println!("size_of Packet = {packet} B, Segment = {segment} B");
     assert!(packet <= 128, "Packet is {packet} bytes");
 }
+
+/// Issue 31 item 7: each queue discipline draws from its own stream, keyed by its kind and link
+/// direction, so a VQ marker added elsewhere (on an existing link, or on a new link listed
+/// before the RED bottleneck) leaves RED's early drops identical in count and time.
+#[test]
+fn a_marker_elsewhere_does_not_change_red_drops() {
+    let red = r#"{ kind = "red", limit = "60pkts", min_th = 5, max_th = 15 }"#;
+    let base = dumbbell(red, "", "newreno", "");
+    let red_drops = |text: &str| {
+        let r = common::run(text, 11);
+        let l = r.summary.links.iter().find(|l| l.name == "r->b").unwrap().clone();
+        assert_eq!(l.queue_discipline, "red");
+        (l.drops_by_reason.clone(), l.drop_times_s.clone(), l.packets_forwarded)
+    };
+    let before = red_drops(&base);
+    assert!(before.0.get("early").copied().unwrap_or(0) > 0, "RED dropped early: {:?}", before.0);
+    // A marker on the access link a->r.
+    let on_access = base.replacen("delay = \"1ms\"\n", "delay = \"1ms\"\nqueue = { kind = \"vq\", limit = \"64KB\" }\n", 1);
+    assert_ne!(on_access, base);
+    assert_eq!(red_drops(&on_access), before, "VQ on a->r changed RED's drops");
+    // A new stub router c with a marked link, listed before the bottleneck.
+    let stub = "[[nodes]]\nname = \"c\"\nkind = \"router\"\n\n[[links]]\na = \"r\"\nb = \"c\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\nqueue = { kind = \"vq\", limit = \"64KB\" }\n\n[[links]]\na = \"r\"\nb = \"b\"";
+    let with_stub = base.replacen("[[links]]\na = \"r\"\nb = \"b\"", stub, 1);
+    assert_ne!(with_stub, base);
+    assert_eq!(red_drops(&with_stub), before, "a VQ link before the bottleneck changed RED's drops");
+}
