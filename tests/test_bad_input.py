@@ -271,4 +271,5 @@ def test_emulation_commands_are_checked_by_validate(tmp_path):
     bad = tmp_path / "bad_command_host.toml"
     bad.write_text(text.replace('host = "Host1b"', 'host = "Nobody"', 1))
     check_failure(cli("validate", str(bad)), expected_prefix(bad, "commands[0].host", line), 'is not a host with stack = "linux"')
-    check_failure(cli("run", str(bad), "--out", str(tmp_path / "out")), f"error: {bad}:", "commands")
+    check_failure(cli("run", str(bad), "--out", str(tmp_path / "out")), f"error: {bad}:",
+                  "[[commands]] runs programs on emulated Linux hosts, which only `tcplab emulate` can do")

@@ -296,6 +296,12 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
                 }
                 return Err(ScenarioError { file: file.to_string(), line, field, message: "required field is missing".into() });
             }
+            // `[[commands]]` is emulation's own table (issue 24): say which command reads it.
+            if field == "commands" && message.starts_with("unknown field `commands`") {
+                let message = "[[commands]] runs programs on emulated Linux hosts, which only `tcplab emulate` can do; \
+                               run this scenario with `tcplab emulate` (or remove the [[commands]] tables to simulate it)";
+                return Err(ScenarioError { file: file.to_string(), line, field, message: message.into() });
+            }
             Err(ScenarioError { file: file.to_string(), line, field, message: suggest_key(&plain_types(&message)) })
         }
     }
