@@ -20,6 +20,8 @@ from tcplab.bench import stored_rows
 from tcplab.store import Store
 from tcplab.sweep import run_sweep
 
+from scenario_fixtures import fixture_text
+
 ROOT = Path(__file__).resolve().parent.parent
 BRAKMO = ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml"
 TCPLAB = [sys.executable, "-m", "tcplab.cli"]
@@ -267,34 +269,11 @@ def test_failed_run_is_recorded_and_sweep_goes_on(tmp_path):
 
 # reproduce.toml: seeds, axes, derived metrics, claims -------------------------------------------------
 
-TINY = """
-name = "tiny"
-[run]
-duration = "20s"
-seed = 1
-[run.trace]
-tcp = true
-[[nodes]]
-name = "a"
-kind = "host"
-[[nodes]]
-name = "r"
-kind = "router"
-[[nodes]]
-name = "b"
-kind = "host"
-[[links]]
-a = "a"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-[[links]]
-name = "bottleneck"
-a = "r"
-b = "b"
-rate = "1Mbps"
-delay = "20ms"
-queue = { limit = "8pkts" }
+# The shared a-r-b path (tests/fixtures/path.toml: 1 Mb/s bottleneck, 8 packets), two Reno flows.
+TINY = fixture_text(
+    "path.toml",
+    {"name": "tiny", "run.seed": 1, "run.trace": {"tcp": True}, "links[1].name": "bottleneck"},
+    """
 [[tcp]]
 name = "t1"
 from = "a"
@@ -308,7 +287,8 @@ to = "b"
 variant = "reno"
 bytes = "200KB"
 start = "300ms"
-"""
+""",
+)
 
 REPRO = """
 title = "tiny"

@@ -12,33 +12,22 @@ use crate::scenario::load_text;
 use crate::wire::{self, IpInfo, Payload};
 use tcplab_tcp::Segment;
 
-const NET: &str = r#"
-name = "raw"
-[run]
-duration = "10s"
-[run.trace]
-pcap = ["r->b"]
-[[nodes]]
-name = "a"
-kind = "host"
-[[nodes]]
-name = "r"
-kind = "router"
-[[nodes]]
-name = "b"
-kind = "host"
-[[links]]
-a = "a"
-b = "r"
-rate = "8Mbps"
-delay = "1ms"
-queue = { limit = "2pkts" }
-[[links]]
-a = "r"
-b = "b"
-rate = "8Mbps"
-delay = "1ms"
-"#;
+/// The shared a–r–b path (tests/fixtures/path.toml, also read by the integration and Python
+/// tests) at 8 Mbit/s and 1 ms on both links (1000 bytes: 1 ms on the wire), a 2-packet queue on
+/// a->r, a pcap capture on r->b; `extra` overrides on top.
+fn net_with(extra: &[&str]) -> String {
+    let text = include_str!("../../../../tests/fixtures/path.toml");
+    let mut set: Vec<String> = ["run.duration=10s", r#"run.trace={ pcap = ["r->b"] }"#, "links[0].rate=8Mbps", r#"links[0].queue={ limit = "2pkts" }"#, "links[1].rate=8Mbps", "links[1].delay=1ms"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    set.extend(extra.iter().map(|s| s.to_string()));
+    crate::scenario::apply_overrides(text, "tests/fixtures/path.toml", &set).expect("the fixture takes these overrides")
+}
+
+fn net() -> String {
+    net_with(&[])
+}
 
 fn datagram(len: u32, id: u8) -> Vec<u8> {
     let seg = Segment { seq: 1000 * id as u32, ack: 1, flags: tcplab_tcp::Flags::ACK, wnd: 1000, len, ..Segment::default() };
@@ -53,7 +42,7 @@ fn datagram(len: u32, id: u8) -> Vec<u8> {
 /// TTL per router, are dropped by a full queue (their bytes released), and are captured.
 #[test]
 fn raw_datagrams_cross_the_simulated_network() {
-    let (mut sim, _) = prepare(NET, "raw.toml", None, &[]).unwrap();
+    let (mut sim, _) = prepare(&net(), "raw.toml", None, &[]).unwrap();
     let mut sent = Vec::new();
     for id in 0..5u8 {
         let d = datagram(960, id); // 1000 bytes: 1 ms at 8 Mbit/s
@@ -90,7 +79,7 @@ fn raw_datagrams_cross_the_simulated_network() {
 
 #[test]
 fn linux_variant_in_the_simulator_points_to_emulate() {
-    let text = format!("{NET}\n[[tcp]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"linux-cubic\"\nbytes = \"10KB\"\n");
+    let text = format!("{}\n[[tcp]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"linux-cubic\"\nbytes = \"10KB\"\n", net());
     let e = prepare(&text, "l.toml", None, &[]).err().expect("refused");
     assert_eq!(e.field, "tcp[0].variant");
     assert!(e.message.contains("tcplab emulate"), "{}", e.message);
@@ -99,7 +88,7 @@ fn linux_variant_in_the_simulator_points_to_emulate() {
 #[test]
 fn emulation_plan_checks_stacks() {
     let mk = |stack_a: &str, variant: &str| {
-        format!("{}\n[[tcp]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"{variant}\"\nbytes = \"10KB\"\n", NET.replace("name = \"a\"\nkind = \"host\"", &format!("name = \"a\"\nkind = \"host\"\nstack = \"{stack_a}\"")))
+        format!("{}\n[[tcp]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"{variant}\"\nbytes = \"10KB\"\n", net_with(&[&format!("nodes[0].stack={stack_a}")]))
     };
     // one end emulated, the other simulated
     let text = mk("tcplab", "vegas");
@@ -121,7 +110,7 @@ fn emulation_plan_checks_stacks() {
 /// datagram due sooner than that, or released before it is due, counts as released early.
 #[test]
 fn accuracy_flags_early_releases_and_measures_lateness_per_link() {
-    let (sim, _) = prepare(NET, "acc.toml", None, &[]).unwrap();
+    let (sim, _) = prepare(&net(), "acc.toml", None, &[]).unwrap();
     let r_b = sim.link_id("r->b").unwrap() as u32;
     // 1000 bytes: 1 ms + 1 ms on a->r, 1 ms + 1 ms on r->b
     assert_eq!(path_min_latency(&sim, 0, 2, 1000), (r_b, 4_000_000));

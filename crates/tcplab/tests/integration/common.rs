@@ -12,6 +12,15 @@ pub fn summary_without_wall(r: &RunResult) -> String {
     r.summary.to_json().lines().filter(|l| !l.trim_start().starts_with("\"wall_s\"")).collect::<Vec<_>>().join("\n")
 }
 
+/// The shared scenario fixture `tests/fixtures/<name>` at the repository root (the Python tests
+/// read the same files), with `--set`-style `overrides` applied and `extra` (sources) appended.
+pub fn fixture(name: &str, overrides: &[String], extra: &str) -> String {
+    let path = format!("{}/../../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = tcplab::scenario::apply_overrides(&text, &path, overrides).unwrap_or_else(|e| panic!("{e}"));
+    format!("{text}\n{extra}\n")
+}
+
 /// Two hosts joined by one link.
 pub fn two_hosts(rate: &str, delay: &str, queue: &str, extra_link: &str, sources: &str, duration: &str) -> String {
     format!(

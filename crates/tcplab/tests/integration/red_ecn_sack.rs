@@ -6,37 +6,18 @@ use crate::common;
 
 use tcplab::run::run_text;
 
+/// The shared a–r–b path (tests/fixtures/path.toml) with a 1.5 Mb/s bottleneck whose queue is
+/// `queue` (an inline table) plus `link_extra` (`key = value`), and two 20 s flows.
 fn dumbbell(queue: &str, tcp_extra: &str, variant: &str, link_extra: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "20s"
-stop_when_done = false
-
-[[nodes]]
-name = "a"
-kind = "host"
-[[nodes]]
-name = "r"
-kind = "router"
-[[nodes]]
-name = "b"
-kind = "host"
-
-[[links]]
-a = "a"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-
-[[links]]
-a = "r"
-b = "b"
-rate = "1.5Mbps"
-delay = "20ms"
-queue = {queue}
-{link_extra}
-
+    let mut set = vec!["run.stop_when_done=false".to_string(), "links[1].rate=1.5Mbps".into(), format!("links[1].queue={queue}")];
+    if let Some((key, value)) = link_extra.split_once(" = ") {
+        set.push(format!("links[1].{key}={value}"));
+    }
+    common::fixture(
+        "path.toml",
+        &set,
+        &format!(
+            r#"
 [[tcp]]
 name = "t1"
 from = "a"
@@ -60,6 +41,7 @@ recv_buffer = "64KB"
 send_buffer = "64KB"
 {tcp_extra}
 "#
+        ),
     )
 }
 

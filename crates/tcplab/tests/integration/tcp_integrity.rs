@@ -69,38 +69,14 @@ fn run_checking_order(text: &str, seed: u64, tag: &str) -> RunResult {
     RunResult { sim, summary, text }
 }
 
+/// The shared a–r–b path (tests/fixtures/path.toml: 1 Mb/s, 8 packets) losing `loss` of the
+/// bottleneck's packets, and one transfer of `bytes`.
 fn scenario(variant: &str, ack: &str, loss: f64, bytes: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "600s"
-
-[[nodes]]
-name = "a"
-kind = "host"
-
-[[nodes]]
-name = "r"
-kind = "router"
-
-[[nodes]]
-name = "b"
-kind = "host"
-
-[[links]]
-a = "a"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-
-[[links]]
-a = "r"
-b = "b"
-rate = "1Mbps"
-delay = "20ms"
-loss = {loss}
-queue = {{ limit = "8pkts" }}
-
+    common::fixture(
+        "path.toml",
+        &["run.duration=600s".to_string(), format!("links[1].loss={loss}")],
+        &format!(
+            r#"
 [[tcp]]
 name = "t"
 from = "a"
@@ -110,6 +86,7 @@ ack_policy = "{ack}"
 bytes = "{bytes}"
 mss = "1000B"
 "#
+        ),
     )
 }
 
