@@ -161,11 +161,14 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
     if unknown:
         raise ValueError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(CASES)}")
     from . import _core
+    from .textable import Columns
+    table = Columns([("case", 24, ""), ("flows", 7, "d"), ("sim s", 6, ".1f"), ("core s", 7, ".3f"), ("run() s", 7, ".3f"),
+                     ("events", 10, "d"), ("M ev/s", 7, ".2f"), ("ns/event", 8, ".0f"), ("ns/pkt-hop", 10, ".0f"),
+                     ("peak RSS MB", 11, ".0f"), ("RSS/flow KB", 11, ".1f")])
     sizes = dict(_core.struct_sizes())
     if not as_json:
         print("hot structs (bytes): " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
-        print(f"{'case':24} {'flows':>7} {'sim s':>6} {'core s':>7} {'run() s':>7} {'events':>10} {'M ev/s':>7} "
-              f"{'ns/event':>8} {'ns/pkt-hop':>10} {'peak RSS MB':>11} {'RSS/flow KB':>11}", flush=True)
+        print(table.header(), flush=True)
     results = []
     for name in names:
         code = f"import json; from tcplab.bench import measure; print(json.dumps(measure({name!r}, {int(repeat)})))"
@@ -176,9 +179,9 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
         m = json.loads(p.stdout.strip().splitlines()[-1])
         results.append(m)
         if not as_json:
-            print(f"{name:24} {m['flows']:7d} {m['sim_s']:6.1f} {m['core_wall_s']:7.3f} {m['run_wall_s']:7.3f} {m['events']:10d} "
-                  f"{m['events_per_s'] / 1e6:7.2f} {m['ns_per_event']:8.0f} {m['ns_per_packet_hop']:10.0f} "
-                  f"{m['peak_rss_bytes'] / 2**20:11.0f} {m['rss_per_flow_bytes'] / 1024:11.1f}", flush=True)
+            print(table.row(name, m['flows'], m['sim_s'], m['core_wall_s'], m['run_wall_s'], m['events'],
+                            m['events_per_s'] / 1e6, m['ns_per_event'], m['ns_per_packet_hop'],
+                            m['peak_rss_bytes'] / 2**20, m['rss_per_flow_bytes'] / 1024), flush=True)
     if as_json:
         print(json.dumps({"struct_sizes_bytes": sizes, "repeat": repeat, "cases": results}, indent=1))
     return 0

@@ -93,12 +93,15 @@ def print_emulation(summary: dict, file=None) -> None:
     """The emulation's flows and accuracy figures as a few lines of text."""
     import sys
     f = file or sys.stdout
-    print(f"{'flow':<14} {'variant':<14} {'stack':<14} {'KB acked':>10} {'KB/s':>9} {'time s':>8} {'retx segs':>9} {'intact':>6}", file=f)
+    from .textable import format_table
+    rows = []
     for fl in summary.get("flows", []):
-        st = "/".join(fl.get("stack", ["sim", "sim"]))
         comp = fl.get("completion_s")
-        print(f"{fl['name']:<14} {fl['variant']:<14} {st:<14} {fl['bytes_acked'] / 1024:>10.1f} {fl['throughput_KBps']:>9.2f} "
-              f"{comp if comp is None else round(comp, 3)!s:>8} {fl.get('retransmitted_segments', 0):>9} {str(fl.get('payload_intact', '')):>6}", file=f)
+        rows.append([fl["name"], fl["variant"], "/".join(fl.get("stack", ["sim", "sim"])), f"{fl['bytes_acked'] / 1024:.1f}",
+                     f"{fl['throughput_KBps']:.2f}", "-" if comp is None else f"{comp:.3f}",
+                     fl.get("retransmitted_segments", 0), str(fl.get("payload_intact", ""))])
+    print(format_table(["flow", "variant", "stack", "KB acked", "KB/s", "time s", "retx segs", "intact"], rows,
+                       align=["<", "<", "<", ">", ">", ">", ">", ">"], sep=" "), file=f)
     for c in summary.get("commands", []):
         print(f"command {c['name']:<12} on {c['host']:<8} exit {c['exit_code']!s:>4}  {' '.join(c['run'])}"
               + (f"  ({c['error']})" if c.get("error") else ""), file=f)

@@ -1,6 +1,7 @@
 """Text tables, the one formatter behind every table tcplab prints: `tcplab run`'s summary,
-`tcplab table`'s views (Markdown) and `tcplab reproduce`'s paper-vs-ours table. (The HTML report
-has its own, in :mod:`tcplab.report.page`.)
+`tcplab table`'s views (Markdown), `tcplab reproduce`'s paper-vs-ours table, the emulation's flow
+table; and :class:`Columns` for tables printed row by row as results arrive (`tcplab bench`,
+`tcplab trace`). (The HTML report writes HTML tables, in :mod:`tcplab.report`.)
 
 Columns are as wide as their widest cell (or ``min_widths``); the first column is left-aligned,
 the others right-aligned unless ``align`` says otherwise ("<" or ">" per column). Cells are
@@ -44,3 +45,29 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, cell:
     out.append(indent + ("|" + "|".join("-" * (w + 2) for w in widths) + "|" if markdown else sep.join("-" * w for w in widths)))
     out += [line(r, False) for r in cells[1:]]
     return "\n".join(out)
+
+
+class Columns:
+    """A table printed one row at a time, as results arrive (so widths are fixed up front).
+
+    ``spec``: per column (header, width, format spec of its values, e.g. ``"7d"``, ``"6.1f"``, or
+    ``""`` for text). Text columns are left-aligned, number columns right-aligned (as Python's
+    ``format`` does); a value wider than its column widens that row only (never truncated)."""
+
+    def __init__(self, spec: Sequence[tuple[str, int, str]], sep: str = " "):
+        self.spec = list(spec)
+        self.sep = sep
+
+    def _join(self, cells: Sequence[str]) -> str:
+        return self.sep.join(c.rjust(w) if f else c.ljust(w) for c, (_h, w, f) in zip(cells, self.spec))
+
+    def header(self) -> str:
+        return self._join([h for h, _w, _f in self.spec])
+
+    def rule(self) -> str:
+        return "-" * len(self.header())
+
+    def row(self, *values: Any) -> str:
+        if len(values) != len(self.spec):
+            raise ValueError(f"{len(values)} values for {len(self.spec)} columns")
+        return self._join([format(v, f) if f and v is not None else plain(v) for v, (_h, _w, f) in zip(values, self.spec)])

@@ -9,6 +9,8 @@ from typing import TextIO
 
 import polars as pl
 
+from .textable import Columns
+
 
 def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, side: str = "both", out: TextIO = sys.stdout,
          fmt: str = "text") -> None:
@@ -39,15 +41,16 @@ def dump(run_dir: Path, conn: str, t_from: float | None, t_to: float | None, sid
             cam = cam.filter(pl.col("t_s") >= t_from)
         if t_to is not None:
             cam = cam.filter(pl.col("t_s") <= t_to)
-    header = (f"{'time s':>12} {'side':4} {'event':16} {'seq':>9} {'len':>5} {'snd_una':>9} {'snd_nxt':>9} "
-              f"{'cwnd':>7} {'ssthresh':>8} {'snd_wnd':>7} {'unacked':>7} {'srtt ms':>8} {'rto ms':>8}")
-    print(header, file=out)
-    print("-" * len(header), file=out)
+    table = Columns([("time s", 12, ".6f"), ("side", 4, ""), ("event", 16, ""), ("seq", 9, "d"), ("len", 5, "d"),
+                     ("snd_una", 9, "d"), ("snd_nxt", 9, "d"), ("cwnd", 7, "d"), ("ssthresh", 8, "d"), ("snd_wnd", 7, "d"),
+                     ("unacked", 7, "d"), ("srtt ms", 8, ".1f"), ("rto ms", 8, ".1f")])
+    print(table.header(), file=out)
+    print(table.rule(), file=out)
     lines = []
     for r in df.iter_rows(named=True):
-        lines.append((r["t_s"], 0, f"{r['t_s']:12.6f} {r['side']:4} {r['kind']:16} {r['seq']:9d} {r['len']:5d} {r['snd_una']:9d} "
-                     f"{r['snd_nxt']:9d} {r['cwnd']:7d} {r['ssthresh']:8d} {r['snd_wnd']:7d} {r['unacked']:7d} "
-                     f"{r['srtt_s'] * 1e3:8.1f} {r['rto_s'] * 1e3:8.1f}"))
+        lines.append((r["t_s"], 0, table.row(r["t_s"], r["side"], r["kind"], r["seq"], r["len"], r["snd_una"], r["snd_nxt"],
+                                            r["cwnd"], r["ssthresh"], r["snd_wnd"], r["unacked"], r["srtt_s"] * 1e3,
+                                            r["rto_s"] * 1e3)))
     names = {-1: "decrease", 0: "hold", 1: "increase", 2: "ss-grow", 3: "leave-ss"}
     if cam is not None:
         for r in cam.iter_rows(named=True):
