@@ -9,8 +9,7 @@
 //! Counter invariant (tested): `arrived == departed + dropped + queued` at every instant, where
 //! "queued" excludes the packet being serialized on the link (it has departed the queue).
 
-use std::collections::VecDeque;
-
+use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
 use crate::engine::SimTime;
 
@@ -79,8 +78,7 @@ const INITIAL_QUEUE_CAPACITY: usize = 16;
 pub struct DropTail {
     limit: QueueLimit,
     count_in_service: bool,
-    q: VecDeque<(PacketId, u32)>,
-    bytes: u64,
+    q: Fifo,
 }
 
 impl DropTail {
@@ -94,7 +92,7 @@ impl DropTail {
             QueueLimit::Bytes(b) => (b / 64) as usize,
         }
         .min(INITIAL_QUEUE_CAPACITY);
-        DropTail { limit, count_in_service, q: VecDeque::with_capacity(cap + 1), bytes: 0 }
+        DropTail { limit, count_in_service, q: Fifo::with_capacity(cap + 1) }
     }
 }
 
@@ -102,29 +100,22 @@ impl QueueDisc for DropTail {
     fn enqueue(&mut self, _now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
         let (extra_pkts, extra_bytes) =
             if self.count_in_service && a.link_busy { (1u64, a.busy_bytes as u64) } else { (0, 0) };
-        let fits = match self.limit {
-            QueueLimit::Packets(n) => (self.q.len() as u64 + extra_pkts) < n as u64,
-            QueueLimit::Bytes(b) => self.bytes + extra_bytes + a.bytes as u64 <= b,
-        };
-        if !fits {
+        if !self.q.fits(self.limit, a.bytes, extra_pkts, extra_bytes) {
             return Err(DropReason::QueueOverflow);
         }
-        self.q.push_back((a.id, a.bytes));
-        self.bytes += a.bytes as u64;
+        self.q.push(a.id, a.bytes, ());
         Ok(Admit::Queued)
     }
 
     fn dequeue(&mut self, _now: SimTime) -> Option<(PacketId, u32)> {
-        let (id, b) = self.q.pop_front()?;
-        self.bytes -= b as u64;
-        Some((id, b))
+        self.q.pop().map(|e| (e.id, e.bytes))
     }
 
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "droptail"

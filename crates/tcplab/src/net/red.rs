@@ -47,10 +47,9 @@
 //! arrival after a gap of several intervals applies one update per missed grid point (ns-2:
 //! one update, then the next no sooner than `interval` after that arrival).
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 
+use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
 use super::queue::{Admit, Arrival, QueueDisc, QueueLimit};
 use crate::engine::{SimTime, StreamRng};
@@ -159,8 +158,7 @@ impl RedParams {
 /// RED / Adaptive RED queue. Counters are public for tests and the summary.
 pub struct Red {
     pub p: RedParams,
-    q: VecDeque<(PacketId, u32)>,
-    bytes: u64,
+    q: Fifo,
     pub avg: f64,
     count: i64,
     /// ns-2's `old`: avg was above min_th at the previous arrival.
@@ -182,8 +180,7 @@ impl Red {
         let next_adapt = p.adaptive.map_or(SimTime::MAX, |a| a.interval);
         Red {
             p,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             avg: 0.0,
             count: 0,
             above: false,
@@ -204,7 +201,7 @@ impl Red {
 
     fn q_units(&self) -> f64 {
         if self.p.byte_mode {
-            self.bytes as f64 / self.p.mean_pktsize as f64
+            self.q.bytes() as f64 / self.p.mean_pktsize as f64
         } else {
             self.q.len() as f64
         }
@@ -271,17 +268,6 @@ impl Red {
         }
     }
 
-    fn fits(&self, a: &Arrival) -> bool {
-        match self.p.limit {
-            QueueLimit::Packets(n) => (self.q.len() as u64) < n as u64,
-            QueueLimit::Bytes(b) => self.bytes + a.bytes as u64 <= b,
-        }
-    }
-
-    fn admit(&mut self, a: Arrival) {
-        self.q.push_back((a.id, a.bytes));
-        self.bytes += a.bytes as u64;
-    }
 }
 
 impl QueueDisc for Red {
@@ -325,30 +311,29 @@ impl QueueDisc for Red {
             self.above = false;
             self.count = 0;
         }
-        if !self.fits(&a) {
+        if !self.q.fits(self.p.limit, a.bytes, 0, 0) {
             return Err(DropReason::QueueOverflow);
         }
         if verdict == Admit::QueuedMarkCe {
             self.marks += 1;
         }
-        self.admit(a);
+        self.q.push(a.id, a.bytes, ());
         Ok(verdict)
     }
 
     fn dequeue(&mut self, now: SimTime) -> Option<(PacketId, u32)> {
-        let (id, b) = self.q.pop_front()?;
-        self.bytes -= b as u64;
+        let e = self.q.pop()?;
         if self.q.is_empty() {
             self.idle_since = Some(now);
         }
-        Some((id, b))
+        Some((e.id, e.bytes))
     }
 
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         if self.p.adaptive.is_some() {
