@@ -52,6 +52,7 @@ use rand::Rng;
 use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
 use super::queue::{Admit, Arrival, QueueDisc, QueueLimit};
+use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use crate::engine::{SimTime, StreamRng};
 
 /// Adaptive RED's controller settings (ARED §4; ns-2.35 defaults).
@@ -153,6 +154,68 @@ impl RedParams {
         }
         Ok(())
     }
+}
+
+const RED_PARAMS: &[&str] = &["min_th", "max_th", "w_q", "max_p", "gentle", "wait", "byte_mode", "mean_pktsize", "ecn"];
+
+/// The registry rows ([`super::registry`]).
+pub const ENTRY_RED: Discipline = Discipline {
+    name: "red",
+    family: "RED",
+    description: "Random Early Detection (Floyd & Jacobson 1993), ns-2 defaults; ecn = true marks instead of dropping",
+    params: RED_PARAMS,
+    build: build_red,
+};
+pub const ENTRY_ARED: Discipline = Discipline {
+    name: "ared",
+    family: "Adaptive RED",
+    description: "Adaptive RED (Floyd, Gummadi, Shenker 2001): thresholds from target_delay, max_p adapted",
+    params: &["min_th", "max_th", "w_q", "max_p", "gentle", "wait", "byte_mode", "mean_pktsize", "ecn", "target_delay", "interval"],
+    build: build_ared,
+};
+
+fn build_red(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(s, q, false)
+}
+fn build_ared(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(s, q, true)
+}
+
+/// RED or Adaptive RED from the scenario's parameters; ARED's thresholds follow from
+/// `target_delay` unless set (`max_th` = 3·`min_th` when only `min_th` is).
+fn build(s: QueueSetup, q: &Params, ared: bool) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let mean = q.packet_size("mean_pktsize", 500)?;
+    let mut p = if ared {
+        let mut a = AredParams::default();
+        a.target_delay = q.positive_duration("target_delay", a.target_delay)?;
+        a.interval = q.positive_duration("interval", a.interval)?;
+        RedParams::ared(s.limit, s.link_rate_bps, mean, a)
+    } else {
+        let mut p = RedParams::ns2(s.limit, s.link_rate_bps);
+        p.mean_pktsize = mean;
+        p
+    };
+    if let Some(v) = q.num("min_th") {
+        p.min_th = v;
+        if ared && !q.is_set("max_th") {
+            p.max_th = 3.0 * v;
+        }
+    }
+    if let Some(v) = q.num("max_th") {
+        p.max_th = v;
+    }
+    if let Some(v) = q.num("w_q") {
+        p.w_q = v;
+    }
+    if let Some(v) = q.num("max_p") {
+        p.max_p = v;
+    }
+    p.gentle = q.flag("gentle").unwrap_or(p.gentle);
+    p.wait = q.flag("wait").unwrap_or(p.wait);
+    p.byte_mode = q.flag("byte_mode").unwrap_or(p.byte_mode);
+    p.ecn = q.flag("ecn").unwrap_or(p.ecn);
+    p.validate()?;
+    Ok(Box::new(Red::new(p, s.rng)))
 }
 
 /// RED / Adaptive RED queue. Counters are public for tests and the summary.

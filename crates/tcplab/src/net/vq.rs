@@ -24,6 +24,7 @@ use rand::Rng;
 use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
 use super::queue::{Admit, Arrival, QueueDisc, QueueLimit};
+use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use crate::engine::{SimTime, StreamRng};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,6 +58,28 @@ impl VqParams {
         }
         Ok(())
     }
+}
+
+/// The registry row ([`super::registry`]).
+pub const ENTRY: Discipline = Discipline {
+    name: "vq",
+    family: "virtual-queue",
+    description: "Kelly's virtual-queue ECN marker (seed 003 eq. 11): a virtual queue at theta·C marks with 1 − exp(−phi·b/s)",
+    params: &["theta", "phi", "packet_size", "cap_pkts"],
+    build: build_vq,
+};
+
+fn build_vq(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let p = VqParams {
+        theta: q.num("theta").unwrap_or(0.9),
+        phi: q.num("phi").unwrap_or(0.125),
+        packet_size: q.packet_size("packet_size", 1000)?,
+        cap_pkts: q.num("cap_pkts").unwrap_or(30.0),
+        limit: s.limit,
+        link_rate_bps: s.link_rate_bps,
+    };
+    p.validate()?;
+    Ok(Box::new(VirtualQueue::new(p, s.rng)))
 }
 
 pub struct VirtualQueue {
