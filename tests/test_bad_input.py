@@ -68,6 +68,7 @@ CASES: list[tuple[str, str, int | None, str]] = [
     ("node_unknown_kind.toml", "nodes[1].kind", 14, "`switch`"),
     ("tcp_unknown_variant.toml", "tcp[0].variant", 37, '"cubicle"'),
     ("queue_unknown_kind.toml", "links[1].queue.kind", 31, '"wfq"'),
+    ("queue_param_of_other_kind.toml", "links[1].queue.theta", 31, 'virtual-queue parameter (kind = "vq"); droptail takes limit, count_in_service'),
     ("udp_unknown_pattern.toml", "udp[0].pattern", 37, "`pareto`"),
     ("processing_delay_unknown_dist.toml", "nodes[1].processing_delay.dist", 15, "`gamma`"),
     ("tcp_unknown_ack_policy.toml", "tcp[0].ack_policy", 39, '"sometimes"'),

@@ -418,6 +418,13 @@ fn tcp_variants() -> Vec<(String, String, String, String)> {
     tcplab::tcp::config::variants::describe().into_iter().map(|[name, what, parts, params]| (name, what, parts, params)).collect()
 }
 
+/// tcplab's queue disciplines, one row of the registry each (`net::registry`):
+/// (name, one-line description, parameter names besides `limit`).
+#[pyfunction]
+fn queue_disciplines() -> Vec<(String, String, String)> {
+    tcplab::net::registry::describe().into_iter().map(|[name, what, params]| (name, what, params)).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
@@ -441,5 +448,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(locate_key, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_variants, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_disciplines, m)?)?;
     Ok(())
 }

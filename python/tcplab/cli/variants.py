@@ -24,14 +24,15 @@ def run(a) -> int:
     from .._core import tcp_variants
     registry = {name: what for name, what, _parts, _params in tcp_variants()}  # tcplab-tcp's variant table
     variants = enum_of("TcpCfg", "properties", "variant") or list(registry)
-    queues = enum_of("QueueCfg", "properties", "kind") or list(QUEUE_LINES)
+    from .._core import queue_disciplines
+    disciplines = {name: (what, params) for name, what, params in queue_disciplines()}  # the core's queue registry
     patterns = [p for p in enum_of("UdpPattern")] or [p for p in PATTERN_LINES if p not in ("tcplib", "ahn")]
     print("TCP variants ([[tcp]] variant = ...; README \"TCP variants\"):")
     for v in variants:
         print(f"  {v:<14} {registry.get(v, '(see docs/variants.md)')}")
-    print("\nqueue disciplines (queue = { kind = ... }):")
-    for q in queues:
-        print(f"  {q:<14} {QUEUE_LINES.get(q, '(see README)')}")
+    print("\nqueue disciplines (queue = { kind = ..., limit = ... }; docs/queues.md):")
+    for q, (what, params) in disciplines.items():
+        print(f"  {q:<14} {what}" + (f" [params: {params}]" if params else ""))
     print("\ntraffic patterns ([[udp]] pattern = ...; [[traffic]] kind = ...):")
     for p_ in list(patterns) + ["tcplib", "ahn", "onoff (traffic)"]:
         key = p_.split(" ")[0]
@@ -50,14 +51,6 @@ def run(a) -> int:
     if not lv:
         print("  (none: this kernel lists no congestion control)")
     return 0
-
-
-QUEUE_LINES = {
-    "droptail": "first in, first out; drops arrivals when full (limit in packets or bytes); default 50 packets",
-    "red": "Random Early Detection (Floyd & Jacobson 1993), ns-2 defaults; ecn = true marks instead of dropping",
-    "ared": "Adaptive RED (Floyd, Gummadi, Shenker 2001): thresholds from target_delay, max_p adapted",
-    "vq": "Kelly's virtual-queue ECN marker (seed 003 eq. 11): a virtual queue at theta·C marks with 1 − exp(−phi·b/s)",
-}
 
 
 PATTERN_LINES = {

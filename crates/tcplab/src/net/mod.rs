@@ -3,12 +3,16 @@
 //! trait, nodes with processing delay, static shortest-path routing, and per-link monitors.
 
 pub mod capture;
+pub mod discipline;
+pub mod droptail;
+pub mod fifo;
 pub mod link;
 pub mod monitor;
 pub mod node;
 pub mod packet;
 pub mod queue;
 pub mod red;
+pub mod registry;
 pub mod routing;
 pub mod vq;
 
@@ -16,5 +20,6 @@ pub use link::{Link, LinkId, LinkParams};
 pub use monitor::{LinkMonitor, IntervalStats};
 pub use node::{Node, NodeId, NodeKind, ProcessingDelay};
 pub use packet::{DropReason, Packet, PacketId, PacketKind, PacketPool};
-pub use queue::{Admit, DropTail, QueueDisc, QueueLimit};
+pub use droptail::DropTail;
+pub use queue::{Admit, QueueDisc, QueueLimit};
 pub use red::{Red, RedParams};

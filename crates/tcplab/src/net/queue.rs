@@ -1,5 +1,6 @@
-//! Output queue disciplines: DropTail here, RED/Adaptive RED in [`super::red`]; Kelly's virtual
-//! queue can implement the same trait.
+//! The queue-discipline interface every output queue implements: DropTail in [`super::droptail`],
+//! RED/Adaptive RED in [`super::red`], Kelly's virtual queue in [`super::vq`], ...; the registry of
+//! them by name in [`super::registry`].
 //!
 //! ECN (RFC 3168 §5): a discipline that wants to signal congestion without dropping answers
 //! [`Admit::QueuedMarkCe`] for an ECN-capable arrival (`Arrival::ect`); the simulator then sets
@@ -8,8 +9,6 @@
 //!
 //! Counter invariant (tested): `arrived == departed + dropped + queued` at every instant, where
 //! "queued" excludes the packet being serialized on the link (it has departed the queue).
-
-use std::collections::VecDeque;
 
 use super::packet::{DropReason, PacketId};
 use crate::engine::SimTime;
@@ -63,107 +62,4 @@ pub trait QueueDisc: Send {
 pub enum QueueLimit {
     Packets(u32),
     Bytes(u64),
-}
-
-/// Packets a DropTail queue has room for before its first growth.
-const INITIAL_QUEUE_CAPACITY: usize = 16;
-
-/// DropTail (tail drop) limited in packets or bytes.
-///
-/// `count_in_service`: whether the packet currently being transmitted counts against the limit.
-/// Simulators differ: ns-2's DropTail counts only waiting packets (its link holds the one in
-/// service), while a BSD router's interface queue (`ifq_maxlen`) likewise holds only waiting
-/// packets but x-Sim's "buffers" count every packet in the router. With a 10-buffer router the
-/// difference is one buffer, which seed 000 §6.2.1 shows matters. Default: `false` (waiting
-/// packets only); scenarios state their choice.
-pub struct DropTail {
-    limit: QueueLimit,
-    count_in_service: bool,
-    q: VecDeque<(PacketId, u32)>,
-    bytes: u64,
-}
-
-impl DropTail {
-    pub fn new(limit: QueueLimit, count_in_service: bool) -> Self {
-        // Room for the first packets only: a 1000-packet limit sized up front cost 8 KB per
-        // link direction, 32 KB per flow of a dumbbell at 4,096 flows, and 128 packets still
-        // 4 KB per flow (issue 13). A queue that grows past this reallocates a few times
-        // (doubling) while the run warms up, then never again.
-        let cap = match limit {
-            QueueLimit::Packets(n) => n as usize,
-            QueueLimit::Bytes(b) => (b / 64) as usize,
-        }
-        .min(INITIAL_QUEUE_CAPACITY);
-        DropTail { limit, count_in_service, q: VecDeque::with_capacity(cap + 1), bytes: 0 }
-    }
-}
-
-impl QueueDisc for DropTail {
-    fn enqueue(&mut self, _now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
-        let (extra_pkts, extra_bytes) =
-            if self.count_in_service && a.link_busy { (1u64, a.busy_bytes as u64) } else { (0, 0) };
-        let fits = match self.limit {
-            QueueLimit::Packets(n) => (self.q.len() as u64 + extra_pkts) < n as u64,
-            QueueLimit::Bytes(b) => self.bytes + extra_bytes + a.bytes as u64 <= b,
-        };
-        if !fits {
-            return Err(DropReason::QueueOverflow);
-        }
-        self.q.push_back((a.id, a.bytes));
-        self.bytes += a.bytes as u64;
-        Ok(Admit::Queued)
-    }
-
-    fn dequeue(&mut self, _now: SimTime) -> Option<(PacketId, u32)> {
-        let (id, b) = self.q.pop_front()?;
-        self.bytes -= b as u64;
-        Some((id, b))
-    }
-
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn name(&self) -> &'static str {
-        "droptail"
-    }
-    fn limit(&self) -> Option<QueueLimit> {
-        Some(self.limit)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn arr(id: u32, bytes: u32, busy: bool) -> Arrival {
-        Arrival { id, bytes, link_busy: busy, busy_bytes: if busy { 1000 } else { 0 }, ect: false }
-    }
-
-    #[test]
-    fn packet_limit_excludes_or_includes_the_packet_in_service() {
-        let mut q = DropTail::new(QueueLimit::Packets(2), false);
-        assert!(q.enqueue(SimTime(0), arr(1, 100, true)).is_ok());
-        assert!(q.enqueue(SimTime(0), arr(2, 100, true)).is_ok());
-        assert_eq!(q.enqueue(SimTime(0), arr(3, 100, true)), Err(DropReason::QueueOverflow));
-
-        let mut q = DropTail::new(QueueLimit::Packets(2), true);
-        assert!(q.enqueue(SimTime(0), arr(1, 100, true)).is_ok());
-        assert_eq!(q.enqueue(SimTime(0), arr(2, 100, true)), Err(DropReason::QueueOverflow));
-        assert_eq!(q.dequeue(SimTime(0)), Some((1, 100)));
-        assert!(q.enqueue(SimTime(0), arr(2, 100, false)).is_ok());
-    }
-
-    #[test]
-    fn byte_limit() {
-        let mut q = DropTail::new(QueueLimit::Bytes(250), false);
-        assert!(q.enqueue(SimTime(0), arr(1, 100, false)).is_ok());
-        assert!(q.enqueue(SimTime(0), arr(2, 100, false)).is_ok());
-        assert_eq!(q.enqueue(SimTime(0), arr(3, 100, false)), Err(DropReason::QueueOverflow));
-        assert!(q.enqueue(SimTime(0), arr(4, 50, false)).is_ok());
-        assert_eq!(q.len_bytes(), 250);
-        assert_eq!(q.len_pkts(), 3);
-    }
 }

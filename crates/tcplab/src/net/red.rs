@@ -47,12 +47,12 @@
 //! arrival after a gap of several intervals applies one update per missed grid point (ns-2:
 //! one update, then the next no sooner than `interval` after that arrival).
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 
+use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
 use super::queue::{Admit, Arrival, QueueDisc, QueueLimit};
+use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use crate::engine::{SimTime, StreamRng};
 
 /// Adaptive RED's controller settings (ARED §4; ns-2.35 defaults).
@@ -156,11 +156,72 @@ impl RedParams {
     }
 }
 
+const RED_PARAMS: &[&str] = &["min_th", "max_th", "w_q", "max_p", "gentle", "wait", "byte_mode", "mean_pktsize", "ecn"];
+
+/// The registry rows ([`super::registry`]).
+pub const ENTRY_RED: Discipline = Discipline {
+    name: "red",
+    family: "RED",
+    description: "Random Early Detection (Floyd & Jacobson 1993), ns-2 defaults; ecn = true marks instead of dropping",
+    params: RED_PARAMS,
+    build: build_red,
+};
+pub const ENTRY_ARED: Discipline = Discipline {
+    name: "ared",
+    family: "Adaptive RED",
+    description: "Adaptive RED (Floyd, Gummadi, Shenker 2001): thresholds from target_delay, max_p adapted",
+    params: &["min_th", "max_th", "w_q", "max_p", "gentle", "wait", "byte_mode", "mean_pktsize", "ecn", "target_delay", "interval"],
+    build: build_ared,
+};
+
+fn build_red(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(s, q, false)
+}
+fn build_ared(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(s, q, true)
+}
+
+/// RED or Adaptive RED from the scenario's parameters; ARED's thresholds follow from
+/// `target_delay` unless set (`max_th` = 3·`min_th` when only `min_th` is).
+fn build(s: QueueSetup, q: &Params, ared: bool) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let mean = q.packet_size("mean_pktsize", 500)?;
+    let mut p = if ared {
+        let mut a = AredParams::default();
+        a.target_delay = q.positive_duration("target_delay", a.target_delay)?;
+        a.interval = q.positive_duration("interval", a.interval)?;
+        RedParams::ared(s.limit, s.link_rate_bps, mean, a)
+    } else {
+        let mut p = RedParams::ns2(s.limit, s.link_rate_bps);
+        p.mean_pktsize = mean;
+        p
+    };
+    if let Some(v) = q.num("min_th") {
+        p.min_th = v;
+        if ared && !q.is_set("max_th") {
+            p.max_th = 3.0 * v;
+        }
+    }
+    if let Some(v) = q.num("max_th") {
+        p.max_th = v;
+    }
+    if let Some(v) = q.num("w_q") {
+        p.w_q = v;
+    }
+    if let Some(v) = q.num("max_p") {
+        p.max_p = v;
+    }
+    p.gentle = q.flag("gentle").unwrap_or(p.gentle);
+    p.wait = q.flag("wait").unwrap_or(p.wait);
+    p.byte_mode = q.flag("byte_mode").unwrap_or(p.byte_mode);
+    p.ecn = q.flag("ecn").unwrap_or(p.ecn);
+    p.validate()?;
+    Ok(Box::new(Red::new(p, s.rng)))
+}
+
 /// RED / Adaptive RED queue. Counters are public for tests and the summary.
 pub struct Red {
     pub p: RedParams,
-    q: VecDeque<(PacketId, u32)>,
-    bytes: u64,
+    q: Fifo,
     pub avg: f64,
     count: i64,
     /// ns-2's `old`: avg was above min_th at the previous arrival.
@@ -182,8 +243,7 @@ impl Red {
         let next_adapt = p.adaptive.map_or(SimTime::MAX, |a| a.interval);
         Red {
             p,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             avg: 0.0,
             count: 0,
             above: false,
@@ -204,7 +264,7 @@ impl Red {
 
     fn q_units(&self) -> f64 {
         if self.p.byte_mode {
-            self.bytes as f64 / self.p.mean_pktsize as f64
+            self.q.bytes() as f64 / self.p.mean_pktsize as f64
         } else {
             self.q.len() as f64
         }
@@ -271,17 +331,6 @@ impl Red {
         }
     }
 
-    fn fits(&self, a: &Arrival) -> bool {
-        match self.p.limit {
-            QueueLimit::Packets(n) => (self.q.len() as u64) < n as u64,
-            QueueLimit::Bytes(b) => self.bytes + a.bytes as u64 <= b,
-        }
-    }
-
-    fn admit(&mut self, a: Arrival) {
-        self.q.push_back((a.id, a.bytes));
-        self.bytes += a.bytes as u64;
-    }
 }
 
 impl QueueDisc for Red {
@@ -325,30 +374,29 @@ impl QueueDisc for Red {
             self.above = false;
             self.count = 0;
         }
-        if !self.fits(&a) {
+        if !self.q.fits(self.p.limit, a.bytes, 0, 0) {
             return Err(DropReason::QueueOverflow);
         }
         if verdict == Admit::QueuedMarkCe {
             self.marks += 1;
         }
-        self.admit(a);
+        self.q.push(a.id, a.bytes, ());
         Ok(verdict)
     }
 
     fn dequeue(&mut self, now: SimTime) -> Option<(PacketId, u32)> {
-        let (id, b) = self.q.pop_front()?;
-        self.bytes -= b as u64;
+        let e = self.q.pop()?;
         if self.q.is_empty() {
             self.idle_since = Some(now);
         }
-        Some((id, b))
+        Some((e.id, e.bytes))
     }
 
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         if self.p.adaptive.is_some() {

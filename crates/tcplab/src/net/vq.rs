@@ -19,12 +19,12 @@
 //! model, not its simulator). A packet refused by the real buffer has still passed the marker
 //! and counts in the virtual queue (the decision precedes the FIFO in §3.1's order).
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 
+use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
 use super::queue::{Admit, Arrival, QueueDisc, QueueLimit};
+use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use crate::engine::{SimTime, StreamRng};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,10 +60,31 @@ impl VqParams {
     }
 }
 
+/// The registry row ([`super::registry`]).
+pub const ENTRY: Discipline = Discipline {
+    name: "vq",
+    family: "virtual-queue",
+    description: "Kelly's virtual-queue ECN marker (seed 003 eq. 11): a virtual queue at theta·C marks with 1 − exp(−phi·b/s)",
+    params: &["theta", "phi", "packet_size", "cap_pkts"],
+    build: build_vq,
+};
+
+fn build_vq(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let p = VqParams {
+        theta: q.num("theta").unwrap_or(0.9),
+        phi: q.num("phi").unwrap_or(0.125),
+        packet_size: q.packet_size("packet_size", 1000)?,
+        cap_pkts: q.num("cap_pkts").unwrap_or(30.0),
+        limit: s.limit,
+        link_rate_bps: s.link_rate_bps,
+    };
+    p.validate()?;
+    Ok(Box::new(VirtualQueue::new(p, s.rng)))
+}
+
 pub struct VirtualQueue {
     pub p: VqParams,
-    q: VecDeque<(PacketId, u32)>,
-    bytes: u64,
+    q: Fifo,
     /// Virtual queue content, bytes, as of `last`.
     pub vq_bytes: f64,
     last: SimTime,
@@ -81,8 +102,7 @@ impl VirtualQueue {
             drain_per_ns: p.theta * p.link_rate_bps as f64 / 8.0 / 1e9,
             cap_bytes: p.cap_pkts * p.packet_size as f64,
             p,
-            q: VecDeque::new(),
-            bytes: 0,
+            q: Fifo::default(),
             vq_bytes: 0.0,
             last: SimTime::ZERO,
             rng,
@@ -108,29 +128,22 @@ impl VirtualQueue {
 impl QueueDisc for VirtualQueue {
     fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
         let mark = self.mark_decision(now, a.bytes);
-        let fits = match self.p.limit {
-            QueueLimit::Packets(n) => (self.q.len() as u64) < n as u64,
-            QueueLimit::Bytes(b) => self.bytes + a.bytes as u64 <= b,
-        };
-        if !fits {
+        if !self.q.fits(self.p.limit, a.bytes, 0, 0) {
             return Err(DropReason::QueueOverflow);
         }
-        self.q.push_back((a.id, a.bytes));
-        self.bytes += a.bytes as u64;
+        self.q.push(a.id, a.bytes, ());
         Ok(if mark && a.ect { Admit::QueuedMarkCe } else { Admit::Queued })
     }
 
     fn dequeue(&mut self, _now: SimTime) -> Option<(PacketId, u32)> {
-        let (id, b) = self.q.pop_front()?;
-        self.bytes -= b as u64;
-        Some((id, b))
+        self.q.pop().map(|e| (e.id, e.bytes))
     }
 
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn name(&self) -> &'static str {
         "vq"

@@ -174,8 +174,8 @@ pub struct MeasureCfg {
 
 /// The TCP profiles (README "Profiles").
 pub const PROFILES: &[&str] = &["bsd-1994", "modern"];
-/// The queue disciplines of `queue.kind`.
-pub const QUEUE_KINDS: &[&str] = &["droptail", "red", "ared", "vq"];
+/// The queue disciplines of `queue.kind` (the registry, `net::registry`).
+pub const QUEUE_KINDS: &[&str] = crate::net::registry::KNOWN_DISCIPLINES;
 /// Receiver ACK policies (`ack_policy`).
 pub const ACK_POLICIES: &[&str] = &["every", "bsd-delayed", "tahoe", "lbl"];
 /// Retransmission timer models (`timer`).
@@ -197,7 +197,7 @@ fn profile_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::S
     enum_schema(PROFILES, "TCP profile: \"bsd-1994\" (the seeds' defaults) or \"modern\" (window scaling, buffers sized to the path, fine timers with 200 ms min RTO, IW 10, delayed ACKs).")
 }
 fn queue_kind_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
-    enum_schema(QUEUE_KINDS, "Queue discipline: droptail (default), red (Floyd & Jacobson 1993, ns-2 defaults), ared (Adaptive RED), vq (Kelly's virtual-queue ECN marker, seed 003 eq. 11).")
+    enum_schema(QUEUE_KINDS, "Queue discipline (default droptail); `tcplab variants` lists them with their parameters.")
 }
 fn ack_policy_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
     enum_schema(ACK_POLICIES, "Receiver ACK policy (default: the variant's).")
