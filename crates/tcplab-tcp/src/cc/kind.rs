@@ -2,6 +2,7 @@
 //! Each algorithm's parameter type lives in its own file and builds its controller (quinn-proto's
 //! `ControllerFactory` shape); this enum only dispatches to it.
 
+use super::cubic::CubicParams;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -22,6 +23,8 @@ pub enum CcKind {
     Vegas(VegasParams),
     /// Kelly's scalable TCP, see [`crate::cc::ScalableCc`].
     Scalable(ScalableParams),
+    /// CUBIC as Linux `tcp_cubic.c`, see [`crate::cc::CubicCc`].
+    Cubic(CubicParams),
 }
 
 impl CcKind {
@@ -36,6 +39,7 @@ impl CcKind {
             CcKind::Reno { extra_eighth, halve_flight } => Box::new(RenoCc { extra_eighth, halve_flight }),
             CcKind::Vegas(p) => p.build(),
             CcKind::Scalable(p) => p.build(seed),
+            CcKind::Cubic(p) => p.build(),
         }
     }
 
@@ -46,6 +50,7 @@ impl CcKind {
             CcKind::Vegas(p) if p.star => "vegas-star",
             CcKind::Vegas(_) => "vegas",
             CcKind::Scalable(_) => "scalable",
+            CcKind::Cubic(_) => "cubic",
         }
     }
 
@@ -61,6 +66,7 @@ impl CcKind {
             CcKind::Reno { .. } => &[],
             CcKind::Vegas(_) => VegasParams::NAMES,
             CcKind::Scalable(_) => ScalableParams::NAMES,
+            CcKind::Cubic(_) => CubicParams::NAMES,
         }
     }
 
@@ -70,6 +76,7 @@ impl CcKind {
             CcKind::Reno { .. } => Err(format!("variant {variant:?} takes no parameter {key:?}")),
             CcKind::Vegas(p) => p.set(variant, key, value),
             CcKind::Scalable(p) => p.set(variant, key, value),
+            CcKind::Cubic(p) => p.set(variant, key, value),
         }
     }
 

@@ -13,10 +13,12 @@
 //! retransmission"). A CC that wants CAM rows writes them to the [`CamTrace`] it is given when
 //! tracing is on.
 
+pub mod cubic;
 mod kind;
 mod reno;
 pub mod scalable;
 pub mod vegas;
+pub use cubic::{CubicCc, CubicParams};
 pub use kind::{build, CcKind};
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};

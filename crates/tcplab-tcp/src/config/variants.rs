@@ -34,6 +34,10 @@
 //!   on loss NewReno recovery and `fine` timers as `newreno` ("falls back to traditional TCP").
 //!   Parameters `a` (0.125), `base_b` (0.005), `ssgrace` (3), `b_cap` (0.1) — seed 003 §3.2,
 //!   §3.3, §4.2.
+//! * `cubic` — [`crate::cc::CubicCc`], CUBIC as Linux 6.x `tcp_cubic.c` (RFC 9438, HyStart;
+//!   HyStart++ of RFC 9406 with `params.hystart_plus_plus = 1`), RFC 6675 SACK recovery, `fine`
+//!   timers with Linux's 200 ms minimum RTO, timestamps and window scaling on, no initial
+//!   ssthresh. Parameters: see [`crate::cc::CubicParams::NAMES`].
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -43,7 +47,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{CcKind, CongestionControl, ScalableParams, VegasParams};
+use crate::cc::{CcKind, CongestionControl, CubicParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -66,6 +70,18 @@ pub struct VariantEntry {
 const FINE_1S: TimerModel = TimerModel::Fine { granularity: MS, min_rto: SEC, initial_rto: SEC };
 
 fn defaults_only(_: &mut EndpointConfig) {}
+
+/// RFC 6298 as Linux runs it: 1 ms clock, 200 ms minimum RTO (`TCP_RTO_MIN`), 1 s initial RTO.
+const FINE_LINUX: TimerModel = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+
+/// A Linux host's TCP options as the algorithm needs them: timestamps and window scaling on
+/// (sysctls `tcp_timestamps`, `tcp_window_scaling` = 1), no initial ssthresh (slow start until
+/// the first loss or HyStart exit). Buffers, IW and ACK policy stay the profile's.
+fn linux_options(c: &mut EndpointConfig) {
+    c.timestamps = true;
+    c.window_scaling = true;
+    c.initial_ssthresh = 1 << 30;
+}
 
 /// Seed 003 §3.3 / fn. 14 / fn. 18: ECN on with per-segment echo, every segment ACKed,
 /// timestamps on (the paper measures the RTT with them).
@@ -119,6 +135,8 @@ pub const VARIANTS: &[VariantEntry] = &[
     lite_row("lite.6", "Lite.4 + big-ACK limit", lite_level::<6>),
     // Seed 003 §3.3: loss falls back to traditional TCP — NewReno with RFC 6298 timers.
     VariantEntry { name: "scalable-ecn", description: "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends", cc: CcKind::Scalable(ScalableParams::DEFAULT), recovery: RecoveryKind::NewReno, timer: FINE_1S, setup: scalable_ecn },
+    // Linux 6.x: CUBIC with HyStart, SACK recovery (RFC 6675), 200 ms minimum RTO.
+    VariantEntry { name: "cubic", description: "CUBIC (RFC 9438) as Linux tcp_cubic.c: HyStart, fast convergence, TCP-friendly region; SACK recovery", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: linux_options },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -280,7 +298,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {
@@ -289,8 +307,8 @@ mod tests {
             assert_eq!(cc.name(), if e.name == "vegas-star" { "vegas-star" } else { e.cc.name().trim_end_matches("-star") }, "{}", e.name);
             assert_eq!(rec.name() == "vegas", e.cc.owns_loss_recovery(), "{}", e.name);
         }
-        let err = EndpointConfig::for_variant("cubic").unwrap_err();
-        assert!(err.contains("\"cubic\"") && err.contains("tahoe, reno, newreno") && err.contains("scalable-ecn"), "{err}");
+        let err = EndpointConfig::for_variant("westwood").unwrap_err();
+        assert!(err.contains("\"westwood\"") && err.contains("tahoe, reno, newreno") && err.contains("scalable-ecn"), "{err}");
     }
 
     #[test]
