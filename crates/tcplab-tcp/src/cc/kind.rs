@@ -3,6 +3,7 @@
 //! `ControllerFactory` shape); this enum only dispatches to it.
 
 use super::cubic::CubicParams;
+use super::dctcp::DctcpParams;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -25,6 +26,8 @@ pub enum CcKind {
     Scalable(ScalableParams),
     /// CUBIC as Linux `tcp_cubic.c`, see [`crate::cc::CubicCc`].
     Cubic(CubicParams),
+    /// DCTCP (RFC 8257), see [`crate::cc::DctcpCc`].
+    Dctcp(DctcpParams),
 }
 
 impl CcKind {
@@ -40,6 +43,7 @@ impl CcKind {
             CcKind::Vegas(p) => p.build(),
             CcKind::Scalable(p) => p.build(seed),
             CcKind::Cubic(p) => p.build(),
+            CcKind::Dctcp(p) => p.build(),
         }
     }
 
@@ -51,6 +55,7 @@ impl CcKind {
             CcKind::Vegas(_) => "vegas",
             CcKind::Scalable(_) => "scalable",
             CcKind::Cubic(_) => "cubic",
+            CcKind::Dctcp(_) => "dctcp",
         }
     }
 
@@ -67,6 +72,7 @@ impl CcKind {
             CcKind::Vegas(_) => VegasParams::NAMES,
             CcKind::Scalable(_) => ScalableParams::NAMES,
             CcKind::Cubic(_) => CubicParams::NAMES,
+            CcKind::Dctcp(_) => DctcpParams::NAMES,
         }
     }
 
@@ -77,6 +83,7 @@ impl CcKind {
             CcKind::Vegas(p) => p.set(variant, key, value),
             CcKind::Scalable(p) => p.set(variant, key, value),
             CcKind::Cubic(p) => p.set(variant, key, value),
+            CcKind::Dctcp(p) => p.set(variant, key, value),
         }
     }
 

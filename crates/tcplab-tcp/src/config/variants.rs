@@ -38,6 +38,11 @@
 //!   HyStart++ of RFC 9406 with `params.hystart_plus_plus = 1`), RFC 6675 SACK recovery, `fine`
 //!   timers with Linux's 200 ms minimum RTO, timestamps and window scaling on, no initial
 //!   ssthresh. Parameters: see [`crate::cc::CubicParams::NAMES`].
+//! * `dctcp` — [`crate::cc::DctcpCc`] (RFC 8257, Linux `tcp_dctcp.c`): α per window of data
+//!   with g = 1/16, cwnd × (1 − α/2) once per window with ECE, halving on loss; ECN on with the
+//!   receiver's DCTCP echo ([`crate::ecn`]), delayed ACKs, RFC 6675 SACK recovery, `fine`
+//!   timers with a 200 ms minimum RTO, timestamps and window scaling. Parameters `g`
+//!   (1/16, a power of two), `alpha_init` (1).
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -47,7 +52,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{CcKind, CongestionControl, CubicParams, ScalableParams, VegasParams};
+use crate::cc::{CcKind, CongestionControl, CubicParams, DctcpParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -90,6 +95,15 @@ fn scalable_ecn(c: &mut EndpointConfig) {
     c.ecn_per_segment = true;
     c.timestamps = true;
     c.ack_policy = AckPolicy::EveryPacket;
+}
+
+/// Linux's DCTCP host: ECN negotiated (`tcp_ecn` = 1 with `tcp_dctcp`), the receiver's DCTCP
+/// echo, delayed ACKs (every second segment), on top of [`linux_options`].
+fn dctcp_host(c: &mut EndpointConfig) {
+    linux_options(c);
+    c.ecn = true;
+    c.ecn_dctcp_echo = true;
+    c.ack_policy = AckPolicy::BsdDelayed;
 }
 
 /// Lite level N of seed 001 Table 3 ([`crate::lite::level`]).
@@ -137,6 +151,8 @@ pub const VARIANTS: &[VariantEntry] = &[
     VariantEntry { name: "scalable-ecn", description: "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends", cc: CcKind::Scalable(ScalableParams::DEFAULT), recovery: RecoveryKind::NewReno, timer: FINE_1S, setup: scalable_ecn },
     // Linux 6.x: CUBIC with HyStart, SACK recovery (RFC 6675), 200 ms minimum RTO.
     VariantEntry { name: "cubic", description: "CUBIC (RFC 9438) as Linux tcp_cubic.c: HyStart, fast convergence, TCP-friendly region; SACK recovery", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: linux_options },
+    // Linux tcp_dctcp.c over RFC 6675 SACK recovery; the receiver runs RFC 8257 §3.2's echo.
+    VariantEntry { name: "dctcp", description: "DCTCP (RFC 8257): alpha per window (g = 1/16), cwnd × (1 − alpha/2) per window with ECE; DCTCP receiver echo", cc: CcKind::Dctcp(DctcpParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: dctcp_host },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -223,6 +239,7 @@ impl EndpointConfig {
             lite: None,
             faults: Default::default(),
             ecn_per_segment: false,
+            ecn_dctcp_echo: false,
             pacing_seed: 0,
         };
         (e.setup)(&mut cfg);
@@ -298,7 +315,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

@@ -61,6 +61,10 @@ impl Endpoint {
             self.stats.segments_sent += 1;
             return Some(r);
         }
+        if let Some(a) = self.ecn_ack_pending.take() {
+            // Built (and counted) when the CE state changed (RFC 8257 §3.2).
+            return Some(a);
+        }
         match self.state {
             TcpState::Closed | TcpState::Listen => return None,
             TcpState::SynSent | TcpState::SynReceived => {
@@ -270,7 +274,7 @@ impl Endpoint {
                 _ => {}
             }
         }
-        self.ecn.decorate(&mut seg, len > 0 && !is_retx);
+        self.ecn.decorate(&mut seg, len > 0 && (!is_retx || self.cc.ect_on_retransmit()));
         if len > 0 {
             self.rec.on_transmit(s, len, is_retx);
         }

@@ -4,6 +4,7 @@
 
 mod bottleneck;
 mod cubic;
+mod dctcp;
 mod lite;
 mod link;
 mod mutants;
