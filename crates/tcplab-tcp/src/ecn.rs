@@ -25,7 +25,9 @@
 //!   before the new segment is taken in (Figure 1: "send immediate ACK with ECE = 0/1"), so with
 //!   delayed ACKs the sender still sees exactly which bytes were marked.
 //!
-//! Deliberate deviations: ECT(1) and the ECN nonce are not modelled; a CE on a pure ACK is
+//! * L4S (`l4s`, TCP Prague): data carries ECT(1) instead of ECT(0) (RFC 9331 §4.1).
+//!
+//! Deliberate deviations: the ECN nonce is not modelled; a CE on a pure ACK is
 //! ignored (pure ACKs are never ECT).
 
 use crate::{Flags, Segment};
@@ -40,6 +42,8 @@ pub struct EcnState {
     pub dctcp_echo: bool,
     /// DCTCP receiver: CE of the last data segment (RFC 8257 `DCTCP.CE`).
     pub ce_state: bool,
+    /// Sender: mark data ECT(1) (L4S, RFC 9331) instead of ECT(0).
+    pub l4s: bool,
     /// Receiver: echo ECE until CWR.
     pub echo_ece: bool,
     /// Sender: put CWR on the next new data segment.
@@ -146,6 +150,7 @@ impl EcnState {
         }
         if new_data {
             seg.ect = true;
+            seg.ect1 = self.l4s;
             if self.cwr_pending {
                 seg.flags |= Flags::CWR;
                 self.cwr_pending = false;

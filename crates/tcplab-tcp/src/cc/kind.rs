@@ -4,6 +4,7 @@
 
 use super::cubic::CubicParams;
 use super::dctcp::DctcpParams;
+use super::prague::PragueParams;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -28,6 +29,8 @@ pub enum CcKind {
     Cubic(CubicParams),
     /// DCTCP (RFC 8257), see [`crate::cc::DctcpCc`].
     Dctcp(DctcpParams),
+    /// TCP Prague (L4S), see [`crate::cc::PragueCc`].
+    Prague(PragueParams),
 }
 
 impl CcKind {
@@ -44,6 +47,7 @@ impl CcKind {
             CcKind::Scalable(p) => p.build(seed),
             CcKind::Cubic(p) => p.build(),
             CcKind::Dctcp(p) => p.build(),
+            CcKind::Prague(p) => p.build(),
         }
     }
 
@@ -56,6 +60,7 @@ impl CcKind {
             CcKind::Scalable(_) => "scalable",
             CcKind::Cubic(_) => "cubic",
             CcKind::Dctcp(_) => "dctcp",
+            CcKind::Prague(_) => "prague",
         }
     }
 
@@ -73,6 +78,7 @@ impl CcKind {
             CcKind::Scalable(_) => ScalableParams::NAMES,
             CcKind::Cubic(_) => CubicParams::NAMES,
             CcKind::Dctcp(_) => DctcpParams::NAMES,
+            CcKind::Prague(_) => PragueParams::NAMES,
         }
     }
 
@@ -84,6 +90,7 @@ impl CcKind {
             CcKind::Scalable(p) => p.set(variant, key, value),
             CcKind::Cubic(p) => p.set(variant, key, value),
             CcKind::Dctcp(p) => p.set(variant, key, value),
+            CcKind::Prague(p) => p.set(variant, key, value),
         }
     }
 

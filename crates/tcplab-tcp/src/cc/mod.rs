@@ -15,12 +15,14 @@
 
 pub mod cubic;
 pub mod dctcp;
+pub mod prague;
 mod kind;
 mod reno;
 pub mod scalable;
 pub mod vegas;
 pub use cubic::{CubicCc, CubicParams};
 pub use dctcp::{DctcpCc, DctcpParams};
+pub use prague::{PragueCc, PragueParams};
 pub use kind::{build, CcKind};
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};

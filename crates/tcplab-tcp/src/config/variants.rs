@@ -43,6 +43,9 @@
 //!   receiver's DCTCP echo ([`crate::ecn`]), delayed ACKs, RFC 6675 SACK recovery, `fine`
 //!   timers with a 200 ms minimum RTO, timestamps and window scaling. Parameters `g`
 //!   (1/16, a power of two), `alpha_init` (1).
+//! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
+//!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
+//!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -52,7 +55,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{CcKind, CongestionControl, CubicParams, DctcpParams, ScalableParams, VegasParams};
+use crate::cc::{CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -106,6 +109,12 @@ fn dctcp_host(c: &mut EndpointConfig) {
     c.ack_policy = AckPolicy::BsdDelayed;
 }
 
+/// TCP Prague's host: DCTCP's, with data sent as ECT(1) (L4S, RFC 9331).
+fn prague_host(c: &mut EndpointConfig) {
+    dctcp_host(c);
+    c.ecn_l4s = true;
+}
+
 /// Lite level N of seed 001 Table 3 ([`crate::lite::level`]).
 fn lite_level<const N: u32>(c: &mut EndpointConfig) {
     let (fixes, timestamps, extra_eighth, ack_every_packet) = lite::level(N);
@@ -153,6 +162,7 @@ pub const VARIANTS: &[VariantEntry] = &[
     VariantEntry { name: "cubic", description: "CUBIC (RFC 9438) as Linux tcp_cubic.c: HyStart, fast convergence, TCP-friendly region; SACK recovery", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: linux_options },
     // Linux tcp_dctcp.c over RFC 6675 SACK recovery; the receiver runs RFC 8257 §3.2's echo.
     VariantEntry { name: "dctcp", description: "DCTCP (RFC 8257): alpha per window (g = 1/16), cwnd × (1 − alpha/2) per window with ECE; DCTCP receiver echo", cc: CcKind::Dctcp(DctcpParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: dctcp_host },
+    VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -240,6 +250,7 @@ impl EndpointConfig {
             faults: Default::default(),
             ecn_per_segment: false,
             ecn_dctcp_echo: false,
+            ecn_l4s: false,
             pacing_seed: 0,
         };
         (e.setup)(&mut cfg);
@@ -315,7 +326,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "prague",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

@@ -244,7 +244,7 @@ impl Endpoint {
             tw_deadline: None,
             stats: ConnStats::default(),
             trace: if cfg.trace { Some(Box::default()) } else { None },
-            ecn: EcnState { per_segment: cfg.ecn_per_segment, dctcp_echo: cfg.ecn_dctcp_echo, ..EcnState::default() },
+            ecn: EcnState { per_segment: cfg.ecn_per_segment, dctcp_echo: cfg.ecn_dctcp_echo, l4s: cfg.ecn_l4s, ..EcnState::default() },
             sack_ok: false,
             sack_rcv: SackReceiver::default(),
             sack_in: [(0, 0); 4],

@@ -42,6 +42,7 @@ impl Endpoint {
             ts: if self.ts_ok { Some((self.tsval(now), self.ts_recent)) } else { None },
             ce: false,
             ect: false,
+            ect1: false,
             sack_ok: false,
             sack: Default::default(),
         }
@@ -85,6 +86,7 @@ impl Endpoint {
                     ts: if self.cfg.timestamps && (!synack || self.ts_ok) { Some((self.tsval(now), if synack { self.ts_recent } else { 0 })) } else { None },
                     ce: false,
                     ect: false,
+                    ect1: false,
                     sack_ok: self.cfg.sack && (!synack || self.sack_ok),
                     sack: Default::default(),
                 };

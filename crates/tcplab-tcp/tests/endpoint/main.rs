@@ -5,6 +5,7 @@
 mod bottleneck;
 mod cubic;
 mod dctcp;
+mod prague;
 mod lite;
 mod link;
 mod mutants;
