@@ -43,6 +43,11 @@
 //!   receiver's DCTCP echo ([`crate::ecn`]), delayed ACKs, RFC 6675 SACK recovery, `fine`
 //!   timers with a 200 ms minimum RTO, timestamps and window scaling. Parameters `g`
 //!   (1/16, a power of two), `alpha_init` (1).
+//! * `modern` — Linux 6.x's defaults as far as tcplab has them: CUBIC with HyStart,
+//!   [`crate::recovery::PrrRecovery`] (RFC 6937 over RFC 6675 SACK), D-SACK, timestamps, window
+//!   scaling, IW 10, delayed ACKs with a 40 ms timer, 200 ms minimum RTO, no initial ssthresh.
+//!   Not yet: RACK-TLP, Linux's quick-ACK mode, pacing, autotuned buffers (the `modern`
+//!   *profile* sizes the buffers).
 //! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
 //!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
 //!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
@@ -109,6 +114,16 @@ fn dctcp_host(c: &mut EndpointConfig) {
     c.ack_policy = AckPolicy::BsdDelayed;
 }
 
+/// Linux 6.x's defaults as far as tcplab has them: [`linux_options`], IW 10 (RFC 6928),
+/// delayed ACKs (every second segment, 40 ms `TCP_DELACK_MIN`), D-SACK (`tcp_dsack` = 1).
+fn linux_defaults(c: &mut EndpointConfig) {
+    linux_options(c);
+    c.initial_window_segments = 10;
+    c.ack_policy = AckPolicy::BsdDelayed;
+    c.delack_timeout = 40 * MS;
+    c.dsack = true;
+}
+
 /// TCP Prague's host: DCTCP's, with data sent as ECT(1) (L4S, RFC 9331).
 fn prague_host(c: &mut EndpointConfig) {
     dctcp_host(c);
@@ -162,6 +177,8 @@ pub const VARIANTS: &[VariantEntry] = &[
     VariantEntry { name: "cubic", description: "CUBIC (RFC 9438) as Linux tcp_cubic.c: HyStart, fast convergence, TCP-friendly region; SACK recovery", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: linux_options },
     // Linux tcp_dctcp.c over RFC 6675 SACK recovery; the receiver runs RFC 8257 §3.2's echo.
     VariantEntry { name: "dctcp", description: "DCTCP (RFC 8257): alpha per window (g = 1/16), cwnd × (1 − alpha/2) per window with ECE; DCTCP receiver echo", cc: CcKind::Dctcp(DctcpParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: dctcp_host },
+    // Linux 6.x defaults: CUBIC + HyStart, SACK with PRR, timestamps, window scaling, IW10.
+    VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Prr, timer: FINE_LINUX, setup: linux_defaults },
     VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
@@ -326,7 +343,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "prague",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

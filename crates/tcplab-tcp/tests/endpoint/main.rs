@@ -6,6 +6,7 @@ mod bottleneck;
 mod cubic;
 mod dctcp;
 mod prague;
+mod prr;
 mod lite;
 mod link;
 mod mutants;
