@@ -18,7 +18,16 @@
 //!   triggered it was CE-marked; the sender neither halves nor sets CWR — each ACK's ECE is the
 //!   congestion control's per-packet signal (`AckSample::ece`).
 //!
-//! Deliberate deviations: ECT(1) and the ECN nonce are not modelled; a CE on a pure ACK is
+//! * DCTCP echo (RFC 8257 §3.2, Linux `dctcp_ece_ack_update`; `dctcp_echo`): the receiver keeps
+//!   one bit, the CE state of the last data segment; every ACK carries ECE = that state (CWR is
+//!   ignored). When a data segment's CE differs from the state and an ACK is owed for data
+//!   already received (a delayed ACK pending), that ACK leaves at once with the *old* state
+//!   before the new segment is taken in (Figure 1: "send immediate ACK with ECE = 0/1"), so with
+//!   delayed ACKs the sender still sees exactly which bytes were marked.
+//!
+//! * L4S (`l4s`, TCP Prague): data carries ECT(1) instead of ECT(0) (RFC 9331 §4.1).
+//!
+//! Deliberate deviations: the ECN nonce is not modelled; a CE on a pure ACK is
 //! ignored (pure ACKs are never ECT).
 
 use crate::{Flags, Segment};
@@ -29,6 +38,12 @@ pub struct EcnState {
     pub ok: bool,
     /// Per-segment echo instead of RFC 3168's echo-until-CWR (seed 003).
     pub per_segment: bool,
+    /// DCTCP's echo state machine (RFC 8257 §3.2) instead of RFC 3168's.
+    pub dctcp_echo: bool,
+    /// DCTCP receiver: CE of the last data segment (RFC 8257 `DCTCP.CE`).
+    pub ce_state: bool,
+    /// Sender: mark data ECT(1) (L4S, RFC 9331) instead of ECT(0).
+    pub l4s: bool,
     /// Receiver: echo ECE until CWR.
     pub echo_ece: bool,
     /// Sender: put CWR on the next new data segment.
@@ -58,17 +73,27 @@ impl EcnState {
         self.ok = enabled && if seg.flags.ack() { ece && !cwr } else { ece && cwr };
     }
 
-    /// Receiver side of an arriving segment in a synchronized state.
-    pub fn on_segment(&mut self, seg: &Segment) {
+    /// Receiver side of an arriving segment in a synchronized state. Returns true when DCTCP's
+    /// state machine wants the ACK owed for earlier data sent now, with the old ECE, before
+    /// this segment is taken in.
+    pub fn on_segment(&mut self, seg: &Segment) -> bool {
         if !self.ok {
-            return;
+            return false;
+        }
+        if self.dctcp_echo {
+            if seg.len == 0 {
+                return false;
+            }
+            self.ce_received += seg.ce as u64;
+            let changed = seg.ce != self.ce_state;
+            return changed;
         }
         if self.per_segment {
             if seg.len > 0 {
                 self.echo_ece = seg.ce;
                 self.ce_received += seg.ce as u64;
             }
-            return;
+            return false;
         }
         if seg.flags.contains(Flags::CWR) {
             self.echo_ece = false;
@@ -76,6 +101,16 @@ impl EcnState {
         if seg.ce && seg.len > 0 {
             self.ce_received += 1;
             self.echo_ece = true;
+        }
+        false
+    }
+
+    /// DCTCP receiver: adopt the arriving data segment's CE as the state (after any immediate
+    /// ACK with the old one has been built).
+    pub fn take_ce_state(&mut self, seg: &Segment) {
+        if self.ok && self.dctcp_echo && seg.len > 0 {
+            self.ce_state = seg.ce;
+            self.echo_ece = seg.ce;
         }
     }
 
@@ -115,6 +150,7 @@ impl EcnState {
         }
         if new_data {
             seg.ect = true;
+            seg.ect1 = self.l4s;
             if self.cwr_pending {
                 seg.flags |= Flags::CWR;
                 self.cwr_pending = false;

@@ -71,6 +71,9 @@ pub struct Segment {
     pub ce: bool,
     /// IP ECT codepoint set by the sender (RFC 3168 §6.1.2).
     pub ect: bool,
+    /// With `ect`: the codepoint is ECT(1), the L4S identifier (RFC 9331 §4.1), not ECT(0).
+    /// The host carries it on the packet (a queue may treat ECT(1) as L4S) and back as `ce`.
+    pub ect1: bool,
     /// SACK-permitted option (SYN segments only, RFC 2018 §2).
     pub sack_ok: bool,
     /// SACK blocks (RFC 2018 §3), most recent first.

@@ -455,6 +455,7 @@ mod tests {
             ts: Some((111, 222)),
             ce: true,
             ect: true,
+            ect1: false,
             sack_ok: false,
             sack,
         }

@@ -2,6 +2,9 @@
 //! Each algorithm's parameter type lives in its own file and builds its controller (quinn-proto's
 //! `ControllerFactory` shape); this enum only dispatches to it.
 
+use super::cubic::CubicParams;
+use super::dctcp::DctcpParams;
+use super::prague::PragueParams;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -22,6 +25,12 @@ pub enum CcKind {
     Vegas(VegasParams),
     /// Kelly's scalable TCP, see [`crate::cc::ScalableCc`].
     Scalable(ScalableParams),
+    /// CUBIC as Linux `tcp_cubic.c`, see [`crate::cc::CubicCc`].
+    Cubic(CubicParams),
+    /// DCTCP (RFC 8257), see [`crate::cc::DctcpCc`].
+    Dctcp(DctcpParams),
+    /// TCP Prague (L4S), see [`crate::cc::PragueCc`].
+    Prague(PragueParams),
 }
 
 impl CcKind {
@@ -36,6 +45,9 @@ impl CcKind {
             CcKind::Reno { extra_eighth, halve_flight } => Box::new(RenoCc { extra_eighth, halve_flight }),
             CcKind::Vegas(p) => p.build(),
             CcKind::Scalable(p) => p.build(seed),
+            CcKind::Cubic(p) => p.build(),
+            CcKind::Dctcp(p) => p.build(),
+            CcKind::Prague(p) => p.build(),
         }
     }
 
@@ -46,6 +58,9 @@ impl CcKind {
             CcKind::Vegas(p) if p.star => "vegas-star",
             CcKind::Vegas(_) => "vegas",
             CcKind::Scalable(_) => "scalable",
+            CcKind::Cubic(_) => "cubic",
+            CcKind::Dctcp(_) => "dctcp",
+            CcKind::Prague(_) => "prague",
         }
     }
 
@@ -61,6 +76,9 @@ impl CcKind {
             CcKind::Reno { .. } => &[],
             CcKind::Vegas(_) => VegasParams::NAMES,
             CcKind::Scalable(_) => ScalableParams::NAMES,
+            CcKind::Cubic(_) => CubicParams::NAMES,
+            CcKind::Dctcp(_) => DctcpParams::NAMES,
+            CcKind::Prague(_) => PragueParams::NAMES,
         }
     }
 
@@ -70,6 +88,9 @@ impl CcKind {
             CcKind::Reno { .. } => Err(format!("variant {variant:?} takes no parameter {key:?}")),
             CcKind::Vegas(p) => p.set(variant, key, value),
             CcKind::Scalable(p) => p.set(variant, key, value),
+            CcKind::Cubic(p) => p.set(variant, key, value),
+            CcKind::Dctcp(p) => p.set(variant, key, value),
+            CcKind::Prague(p) => p.set(variant, key, value),
         }
     }
 

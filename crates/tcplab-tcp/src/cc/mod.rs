@@ -13,10 +13,16 @@
 //! retransmission"). A CC that wants CAM rows writes them to the [`CamTrace`] it is given when
 //! tracing is on.
 
+pub mod cubic;
+pub mod dctcp;
+pub mod prague;
 mod kind;
 mod reno;
 pub mod scalable;
 pub mod vegas;
+pub use cubic::{CubicCc, CubicParams};
+pub use dctcp::{DctcpCc, DctcpParams};
+pub use prague::{PragueCc, PragueParams};
 pub use kind::{build, CcKind};
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};
@@ -152,6 +158,18 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// for it.
     fn pacing_release(&self) -> Option<Nanos> {
         None
+    }
+
+    /// Every ACK that advances snd_una, whatever recovery and ECN do with it, before the ECN
+    /// reaction and the window update (Linux `in_ack_event`): `bytes_acked` newly acknowledged,
+    /// `ece` its echo (negotiated ECN only), `snd_una`/`snd_nxt` relative after the ACK. DCTCP's
+    /// α estimator (RFC 8257 §3.3) counts here.
+    fn on_ack_event(&mut self, _now: Nanos, _bytes_acked: u32, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
+
+    /// Keep ECT on retransmitted data (Linux `TCP_CONG_NEEDS_ECN`: DCTCP, Prague); RFC 3168
+    /// §6.1.5 otherwise sends retransmissions Not-ECT.
+    fn ect_on_retransmit(&self) -> bool {
+        false
     }
 
     /// A real-valued window in segments, for CCs that keep one (traces, tests).

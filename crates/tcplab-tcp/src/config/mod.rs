@@ -24,7 +24,7 @@
 
 pub mod variants;
 
-pub use crate::cc::{CcKind, ScalableParams, VegasParams};
+pub use crate::cc::{CcKind, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
 pub use crate::recovery::RecoveryKind;
 pub use variants::{VariantEntry, KNOWN_VARIANTS, VARIANTS};
 
@@ -159,6 +159,11 @@ pub struct EndpointConfig {
     /// when the segment it acknowledges arrived CE-marked, and the sender gives each ACK's mark
     /// to the congestion control instead of RFC 3168's once-per-window halving and CWR.
     pub ecn_per_segment: bool,
+    /// The receiver echoes ECN as DCTCP's state machine (RFC 8257 §3.2): ECE = CE of the last
+    /// data segment, an immediate ACK when that changes ([`crate::ecn`]).
+    pub ecn_dctcp_echo: bool,
+    /// Send data as ECT(1), the L4S identifier (RFC 9331), instead of ECT(0) (TCP Prague).
+    pub ecn_l4s: bool,
     /// Seed of the congestion control's own randomness (the scalable pacing factor); the host
     /// draws it from a per-connection RNG stream.
     pub pacing_seed: u64,

@@ -34,6 +34,23 @@
 //!   on loss NewReno recovery and `fine` timers as `newreno` ("falls back to traditional TCP").
 //!   Parameters `a` (0.125), `base_b` (0.005), `ssgrace` (3), `b_cap` (0.1) — seed 003 §3.2,
 //!   §3.3, §4.2.
+//! * `cubic` — [`crate::cc::CubicCc`], CUBIC as Linux 6.x `tcp_cubic.c` (RFC 9438, HyStart;
+//!   HyStart++ of RFC 9406 with `params.hystart_plus_plus = 1`), RFC 6675 SACK recovery, `fine`
+//!   timers with Linux's 200 ms minimum RTO, timestamps and window scaling on, no initial
+//!   ssthresh. Parameters: see [`crate::cc::CubicParams::NAMES`].
+//! * `dctcp` — [`crate::cc::DctcpCc`] (RFC 8257, Linux `tcp_dctcp.c`): α per window of data
+//!   with g = 1/16, cwnd × (1 − α/2) once per window with ECE, halving on loss; ECN on with the
+//!   receiver's DCTCP echo ([`crate::ecn`]), delayed ACKs, RFC 6675 SACK recovery, `fine`
+//!   timers with a 200 ms minimum RTO, timestamps and window scaling. Parameters `g`
+//!   (1/16, a power of two), `alpha_init` (1).
+//! * `modern` — Linux 6.x's defaults as far as tcplab has them: CUBIC with HyStart,
+//!   [`crate::recovery::PrrRecovery`] (RFC 6937 over RFC 6675 SACK), D-SACK, timestamps, window
+//!   scaling, IW 10, delayed ACKs with a 40 ms timer, 200 ms minimum RTO, no initial ssthresh.
+//!   Not yet: RACK-TLP, Linux's quick-ACK mode, pacing, autotuned buffers (the `modern`
+//!   *profile* sizes the buffers).
+//! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
+//!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
+//!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -43,7 +60,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{CcKind, CongestionControl, ScalableParams, VegasParams};
+use crate::cc::{CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -67,6 +84,18 @@ const FINE_1S: TimerModel = TimerModel::Fine { granularity: MS, min_rto: SEC, in
 
 fn defaults_only(_: &mut EndpointConfig) {}
 
+/// RFC 6298 as Linux runs it: 1 ms clock, 200 ms minimum RTO (`TCP_RTO_MIN`), 1 s initial RTO.
+const FINE_LINUX: TimerModel = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+
+/// A Linux host's TCP options as the algorithm needs them: timestamps and window scaling on
+/// (sysctls `tcp_timestamps`, `tcp_window_scaling` = 1), no initial ssthresh (slow start until
+/// the first loss or HyStart exit). Buffers, IW and ACK policy stay the profile's.
+fn linux_options(c: &mut EndpointConfig) {
+    c.timestamps = true;
+    c.window_scaling = true;
+    c.initial_ssthresh = 1 << 30;
+}
+
 /// Seed 003 §3.3 / fn. 14 / fn. 18: ECN on with per-segment echo, every segment ACKed,
 /// timestamps on (the paper measures the RTT with them).
 fn scalable_ecn(c: &mut EndpointConfig) {
@@ -74,6 +103,31 @@ fn scalable_ecn(c: &mut EndpointConfig) {
     c.ecn_per_segment = true;
     c.timestamps = true;
     c.ack_policy = AckPolicy::EveryPacket;
+}
+
+/// Linux's DCTCP host: ECN negotiated (`tcp_ecn` = 1 with `tcp_dctcp`), the receiver's DCTCP
+/// echo, delayed ACKs (every second segment), on top of [`linux_options`].
+fn dctcp_host(c: &mut EndpointConfig) {
+    linux_options(c);
+    c.ecn = true;
+    c.ecn_dctcp_echo = true;
+    c.ack_policy = AckPolicy::BsdDelayed;
+}
+
+/// Linux 6.x's defaults as far as tcplab has them: [`linux_options`], IW 10 (RFC 6928),
+/// delayed ACKs (every second segment, 40 ms `TCP_DELACK_MIN`), D-SACK (`tcp_dsack` = 1).
+fn linux_defaults(c: &mut EndpointConfig) {
+    linux_options(c);
+    c.initial_window_segments = 10;
+    c.ack_policy = AckPolicy::BsdDelayed;
+    c.delack_timeout = 40 * MS;
+    c.dsack = true;
+}
+
+/// TCP Prague's host: DCTCP's, with data sent as ECT(1) (L4S, RFC 9331).
+fn prague_host(c: &mut EndpointConfig) {
+    dctcp_host(c);
+    c.ecn_l4s = true;
 }
 
 /// Lite level N of seed 001 Table 3 ([`crate::lite::level`]).
@@ -119,6 +173,13 @@ pub const VARIANTS: &[VariantEntry] = &[
     lite_row("lite.6", "Lite.4 + big-ACK limit", lite_level::<6>),
     // Seed 003 §3.3: loss falls back to traditional TCP — NewReno with RFC 6298 timers.
     VariantEntry { name: "scalable-ecn", description: "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends", cc: CcKind::Scalable(ScalableParams::DEFAULT), recovery: RecoveryKind::NewReno, timer: FINE_1S, setup: scalable_ecn },
+    // Linux 6.x: CUBIC with HyStart, SACK recovery (RFC 6675), 200 ms minimum RTO.
+    VariantEntry { name: "cubic", description: "CUBIC (RFC 9438) as Linux tcp_cubic.c: HyStart, fast convergence, TCP-friendly region; SACK recovery", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: linux_options },
+    // Linux tcp_dctcp.c over RFC 6675 SACK recovery; the receiver runs RFC 8257 §3.2's echo.
+    VariantEntry { name: "dctcp", description: "DCTCP (RFC 8257): alpha per window (g = 1/16), cwnd × (1 − alpha/2) per window with ECE; DCTCP receiver echo", cc: CcKind::Dctcp(DctcpParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: dctcp_host },
+    // Linux 6.x defaults: CUBIC + HyStart, SACK with PRR, timestamps, window scaling, IW10.
+    VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Prr, timer: FINE_LINUX, setup: linux_defaults },
+    VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -205,6 +266,8 @@ impl EndpointConfig {
             lite: None,
             faults: Default::default(),
             ecn_per_segment: false,
+            ecn_dctcp_echo: false,
+            ecn_l4s: false,
             pacing_seed: 0,
         };
         (e.setup)(&mut cfg);
@@ -280,7 +343,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {
@@ -289,8 +352,8 @@ mod tests {
             assert_eq!(cc.name(), if e.name == "vegas-star" { "vegas-star" } else { e.cc.name().trim_end_matches("-star") }, "{}", e.name);
             assert_eq!(rec.name() == "vegas", e.cc.owns_loss_recovery(), "{}", e.name);
         }
-        let err = EndpointConfig::for_variant("cubic").unwrap_err();
-        assert!(err.contains("\"cubic\"") && err.contains("tahoe, reno, newreno") && err.contains("scalable-ecn"), "{err}");
+        let err = EndpointConfig::for_variant("westwood").unwrap_err();
+        assert!(err.contains("\"westwood\"") && err.contains("tahoe, reno, newreno") && err.contains("scalable-ecn"), "{err}");
     }
 
     #[test]

@@ -105,7 +105,12 @@ impl Endpoint {
             }
             return;
         }
-        self.ecn.on_segment(seg);
+        if self.ecn.on_segment(seg) && (self.ack.delack || self.ack.unacked_bytes > 0) {
+            // RFC 8257 §3.2: the CE state changes; ACK what came before with the old state.
+            let a = self.pure_ack(now);
+            self.ecn_ack_pending = Some(a);
+        }
+        self.ecn.take_ce_state(seg);
         self.stats.ecn_ce_received = self.ecn.ce_received;
         // RFC 1323 ts_recent update (simplified PAWS-free rule of RFC 1323 §4.2.1).
         if let Some((tsval, _)) = seg.ts {
@@ -170,6 +175,12 @@ impl Endpoint {
             return false;
         }
         self.take_sack_blocks(now, seg, ack);
+        if ack > self.snd_una {
+            // Every ACK that advances snd_una, before the ECN reaction (Linux `in_ack_event`).
+            let bytes = (self.data_acked(ack) - self.data_acked(self.snd_una)).min(u32::MAX as u64) as u32;
+            let ece = self.ecn.ok && seg.flags.contains(Flags::ECE);
+            self.cc.on_ack_event(now, bytes, ece, ack.saturating_sub(1), self.snd_nxt.max(ack).saturating_sub(1));
+        }
         let mut ecn_reduced = false;
         if seg.flags.contains(Flags::ECE) {
             if !self.ecn.ok {

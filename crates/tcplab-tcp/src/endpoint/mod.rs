@@ -135,6 +135,8 @@ pub struct Endpoint {
     fine_srtt: Option<Nanos>,
     last_send: Option<Nanos>,
     rst_pending: Option<Segment>,
+    /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
+    ecn_ack_pending: Option<Segment>,
 
     // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
     rcv_nxt: u64,
@@ -223,6 +225,7 @@ impl Endpoint {
             fine_srtt: None,
             last_send: None,
             rst_pending: None,
+            ecn_ack_pending: None,
             rcv_nxt: 0,
             rcv_adv: 0,
             reass: Vec::new(),
@@ -241,7 +244,7 @@ impl Endpoint {
             tw_deadline: None,
             stats: ConnStats::default(),
             trace: if cfg.trace { Some(Box::default()) } else { None },
-            ecn: EcnState { per_segment: cfg.ecn_per_segment, ..EcnState::default() },
+            ecn: EcnState { per_segment: cfg.ecn_per_segment, dctcp_echo: cfg.ecn_dctcp_echo, l4s: cfg.ecn_l4s, ..EcnState::default() },
             sack_ok: false,
             sack_rcv: SackReceiver::default(),
             sack_in: [(0, 0); 4],

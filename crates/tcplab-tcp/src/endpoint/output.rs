@@ -42,6 +42,7 @@ impl Endpoint {
             ts: if self.ts_ok { Some((self.tsval(now), self.ts_recent)) } else { None },
             ce: false,
             ect: false,
+            ect1: false,
             sack_ok: false,
             sack: Default::default(),
         }
@@ -60,6 +61,10 @@ impl Endpoint {
         if let Some(r) = self.rst_pending.take() {
             self.stats.segments_sent += 1;
             return Some(r);
+        }
+        if let Some(a) = self.ecn_ack_pending.take() {
+            // Built (and counted) when the CE state changed (RFC 8257 §3.2).
+            return Some(a);
         }
         match self.state {
             TcpState::Closed | TcpState::Listen => return None,
@@ -81,6 +86,7 @@ impl Endpoint {
                     ts: if self.cfg.timestamps && (!synack || self.ts_ok) { Some((self.tsval(now), if synack { self.ts_recent } else { 0 })) } else { None },
                     ce: false,
                     ect: false,
+                    ect1: false,
                     sack_ok: self.cfg.sack && (!synack || self.sack_ok),
                     sack: Default::default(),
                 };
@@ -270,7 +276,7 @@ impl Endpoint {
                 _ => {}
             }
         }
-        self.ecn.decorate(&mut seg, len > 0 && !is_retx);
+        self.ecn.decorate(&mut seg, len > 0 && (!is_retx || self.cc.ect_on_retransmit()));
         if len > 0 {
             self.rec.on_transmit(s, len, is_retx);
         }

@@ -1,6 +1,6 @@
 //! Which loss recovery a variant uses: one enum line per algorithm, each built from its own file.
 
-use super::{LossRecovery, NewRenoRecovery, RenoRecovery, Rfc6675Recovery, Sack1Recovery, TahoeRecovery, VegasRecovery};
+use super::{LossRecovery, NewRenoRecovery, PrrRecovery, RenoRecovery, Rfc6675Recovery, Sack1Recovery, TahoeRecovery, VegasRecovery};
 use super::reno::DeflateTest;
 use crate::lite::LiteFixes;
 
@@ -17,6 +17,8 @@ pub enum RecoveryKind {
     Sack1,
     /// RFC 6675 conservative SACK-based recovery.
     Rfc6675,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675, see [`PrrRecovery`].
+    Prr,
     /// None of its own: the congestion control decides retransmissions and window cuts (Vegas),
     /// see [`VegasRecovery`].
     CcOwned,
@@ -31,6 +33,7 @@ impl RecoveryKind {
             RecoveryKind::NewReno => Box::new(NewRenoRecovery::default()),
             RecoveryKind::Sack1 => Box::new(Sack1Recovery::default()),
             RecoveryKind::Rfc6675 => Box::new(Rfc6675Recovery::default()),
+            RecoveryKind::Prr => Box::new(PrrRecovery::default()),
             RecoveryKind::CcOwned => Box::new(VegasRecovery),
         }
     }
@@ -43,13 +46,14 @@ impl RecoveryKind {
             RecoveryKind::NewReno => "newreno",
             RecoveryKind::Sack1 => "sack1",
             RecoveryKind::Rfc6675 => "rfc6675",
+            RecoveryKind::Prr => "prr",
             RecoveryKind::CcOwned => "cc-owned",
         }
     }
 
     /// The SACK recoveries: the handshake offers SACK-permitted.
     pub fn uses_sack(&self) -> bool {
-        matches!(self, RecoveryKind::Sack1 | RecoveryKind::Rfc6675)
+        matches!(self, RecoveryKind::Sack1 | RecoveryKind::Rfc6675 | RecoveryKind::Prr)
     }
 }
 

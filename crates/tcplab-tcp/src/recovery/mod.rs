@@ -17,6 +17,7 @@
 
 mod kind;
 mod newreno;
+mod prr;
 mod reno;
 mod rfc6675;
 mod sack1;
@@ -25,6 +26,7 @@ mod tahoe;
 mod vegas;
 pub use kind::{build, lite, RecoveryKind};
 pub use newreno::NewRenoRecovery;
+pub use prr::PrrRecovery;
 pub use reno::{DeflateTest, RenoRecovery};
 pub use rfc6675::Rfc6675Recovery;
 pub use sack1::Sack1Recovery;

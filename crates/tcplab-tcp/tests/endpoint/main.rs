@@ -2,6 +2,11 @@
 //! segment exchanges at exact times (smoltcp style, see `script`), two endpoints over a lossy
 //! pipe (`link`), and the tests written from mutation-run survivors.
 
+mod bottleneck;
+mod cubic;
+mod dctcp;
+mod prague;
+mod prr;
 mod lite;
 mod link;
 mod mutants;
