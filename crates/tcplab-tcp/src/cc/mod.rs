@@ -154,6 +154,14 @@ pub trait CongestionControl: std::fmt::Debug + Send {
         None
     }
 
+    /// Rate pacing as Linux's internal/fq pacing (`sk_pacing_rate`): the rate in payload bytes per
+    /// second at which the endpoint releases data segments; `None` = not rate-paced (every
+    /// window-based CC). The endpoint, not the CC, keeps the release clock and its timer
+    /// (`endpoint/pacing.rs`).
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
     /// A real-valued window in segments, for CCs that keep one (traces, tests).
     fn real_cwnd(&self) -> Option<f64> {
         None
@@ -210,6 +218,7 @@ mod tests {
         let vegas = VegasCc::new(VegasParams::default());
         for cc in [&reno as &dyn CongestionControl, &vegas] {
             assert_eq!(cc.pacing_release(), None, "{}", cc.name());
+            assert_eq!(cc.pacing_rate(), None, "{}", cc.name());
             assert_eq!(cc.next_timer(), None, "{}", cc.name());
             assert_eq!(cc.real_cwnd(), None, "{}", cc.name());
         }

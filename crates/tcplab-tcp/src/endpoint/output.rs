@@ -142,6 +142,9 @@ impl Endpoint {
         };
         match self.rec.next_send(&g) {
             SackSend::Retransmit { seq, len } => {
+                if self.pacing_holds(now) {
+                    return None;
+                }
                 let limit = self.send_limit();
                 let len = (len as u64).min(limit.saturating_sub(seq)) as u32;
                 let fin = self.fin_abs() == Some(seq + len as u64) && self.fin_seq.is_some();
@@ -206,6 +209,10 @@ impl Endpoint {
         }
         // A pacing CC (seed 003 §3.3) releases one segment when its timer has fired.
         if !forced && self.cc.pacing_release().is_some_and(|t| t > now) {
+            return None;
+        }
+        // A rate-pacing CC (BBR): wait for the release clock (endpoint/pacing.rs).
+        if !forced && len > 0 && self.pacing_holds(now) {
             return None;
         }
         if len > 0 && self.snd_max == self.snd_una && self.snd_nxt == self.snd_max && self.restart_after_idle(now) {
@@ -283,6 +290,7 @@ impl Endpoint {
         self.snd_max = self.snd_max.max(end);
         if len > 0 {
             self.stats.data_segments_sent += 1;
+            self.pacing_on_send(now, len);
             if self.stats.first_send.is_none() {
                 self.stats.first_send = Some(now);
             }

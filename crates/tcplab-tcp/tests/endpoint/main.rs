@@ -5,6 +5,7 @@
 mod lite;
 mod link;
 mod mutants;
+mod pacing;
 mod sack_ecn;
 mod scalable;
 mod script;
