@@ -2,6 +2,7 @@
 //! Each algorithm's parameter type lives in its own file and builds its controller (quinn-proto's
 //! `ControllerFactory` shape); this enum only dispatches to it.
 
+use super::bbr::BbrParams;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -22,6 +23,8 @@ pub enum CcKind {
     Vegas(VegasParams),
     /// Kelly's scalable TCP, see [`crate::cc::ScalableCc`].
     Scalable(ScalableParams),
+    /// BBR v1 as Linux tcp_bbr.c, see [`crate::cc::BbrCc`].
+    Bbr(BbrParams),
 }
 
 impl CcKind {
@@ -36,6 +39,7 @@ impl CcKind {
             CcKind::Reno { extra_eighth, halve_flight } => Box::new(RenoCc { extra_eighth, halve_flight }),
             CcKind::Vegas(p) => p.build(),
             CcKind::Scalable(p) => p.build(seed),
+            CcKind::Bbr(p) => p.build(seed),
         }
     }
 
@@ -46,6 +50,7 @@ impl CcKind {
             CcKind::Vegas(p) if p.star => "vegas-star",
             CcKind::Vegas(_) => "vegas",
             CcKind::Scalable(_) => "scalable",
+            CcKind::Bbr(_) => "bbr",
         }
     }
 
@@ -61,6 +66,7 @@ impl CcKind {
             CcKind::Reno { .. } => &[],
             CcKind::Vegas(_) => VegasParams::NAMES,
             CcKind::Scalable(_) => ScalableParams::NAMES,
+            CcKind::Bbr(_) => BbrParams::NAMES,
         }
     }
 
@@ -70,6 +76,7 @@ impl CcKind {
             CcKind::Reno { .. } => Err(format!("variant {variant:?} takes no parameter {key:?}")),
             CcKind::Vegas(p) => p.set(variant, key, value),
             CcKind::Scalable(p) => p.set(variant, key, value),
+            CcKind::Bbr(p) => p.set(variant, key, value),
         }
     }
 
@@ -77,6 +84,7 @@ impl CcKind {
     pub fn check_params(&self) -> Result<(), String> {
         match self {
             CcKind::Vegas(p) => p.check(),
+            CcKind::Bbr(p) => p.check(),
             _ => Ok(()),
         }
     }

@@ -13,11 +13,13 @@
 //! retransmission"). A CC that wants CAM rows writes them to the [`CamTrace`] it is given when
 //! tracing is on.
 
+pub mod bbr;
 mod kind;
 mod reno;
 pub mod scalable;
 pub mod vegas;
 pub use kind::{build, CcKind};
+pub use bbr::{BbrCc, BbrParams};
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};
 pub use vegas::{VegasCc, VegasParams};
@@ -111,6 +113,15 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// A cumulative ACK advanced snd_una and recovery allows growth. Adjust `w.cwnd`.
     fn on_ack(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>, _cam: Option<&mut CamTrace>) {}
 
+    /// An ACK advanced snd_una while loss recovery withheld window growth (`on_ack` is not
+    /// called). A CC that keeps a model on every ACK (BBR's delivery rate, rounds, min RTT)
+    /// updates it here; it may set cwnd as Linux's `cong_control` does in recovery.
+    fn on_ack_in_recovery(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>) {}
+
+    /// The sender had less than a segment of new data to send while the window had room
+    /// (delivery-rate estimation's app-limited mark, draft-cheng-iccrg-delivery-rate-estimation §3.4).
+    fn on_app_limited(&mut self) {}
+
     /// The new ssthresh after a loss event (returned, not set).
     /// Default: 4.4BSD `win = min(snd_wnd, cwnd) / 2 / mss; if win < 2 { win = 2 }; win * mss`.
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, snd_wnd: u32, _ev: LossEvent) -> u32 {
@@ -164,6 +175,12 @@ pub trait CongestionControl: std::fmt::Debug + Send {
 
     /// A real-valued window in segments, for CCs that keep one (traces, tests).
     fn real_cwnd(&self) -> Option<f64> {
+        None
+    }
+
+    /// The controller as `Any`, for tests and diagnostics that read an algorithm's state (BBR's
+    /// estimates); `None` for CCs that do not offer it.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }

@@ -43,7 +43,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{CcKind, CongestionControl, ScalableParams, VegasParams};
+use crate::cc::{BbrParams, CcKind, CongestionControl, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -65,6 +65,9 @@ pub struct VariantEntry {
 /// RFC 6298 with 1 ms granularity, min RTO 1 s and initial RTO 1 s (§2.1, §2.4; ns-3's defaults).
 const FINE_1S: TimerModel = TimerModel::Fine { granularity: MS, min_rto: SEC, initial_rto: SEC };
 
+/// Linux's retransmission timer: RFC 6298 with a 200 ms minimum (`TCP_RTO_MIN`), 1 s initial.
+const FINE_LINUX: TimerModel = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+
 fn defaults_only(_: &mut EndpointConfig) {}
 
 /// Seed 003 §3.3 / fn. 14 / fn. 18: ECN on with per-segment echo, every segment ACKed,
@@ -74,6 +77,17 @@ fn scalable_ecn(c: &mut EndpointConfig) {
     c.ecn_per_segment = true;
     c.timestamps = true;
     c.ack_policy = AckPolicy::EveryPacket;
+}
+
+/// BBR as Linux runs it: IW10, window scaling, SACK (from its RFC 6675 recovery), no slow start
+/// after idle (Linux skips it for CCs with `cong_control`), Linux's default maximum socket
+/// buffers (`tcp_wmem[2]` = 4 MiB, `tcp_rmem[2]` = 6 MiB) so the window never binds first.
+fn bbr_linux(c: &mut EndpointConfig) {
+    c.initial_window_segments = 10;
+    c.window_scaling = true;
+    c.idle_restart = false;
+    c.send_buffer = 4 << 20;
+    c.recv_buffer = 6 << 20;
 }
 
 /// Lite level N of seed 001 Table 3 ([`crate::lite::level`]).
@@ -119,6 +133,7 @@ pub const VARIANTS: &[VariantEntry] = &[
     lite_row("lite.6", "Lite.4 + big-ACK limit", lite_level::<6>),
     // Seed 003 §3.3: loss falls back to traditional TCP — NewReno with RFC 6298 timers.
     VariantEntry { name: "scalable-ecn", description: "Kelly's scalable TCP (seed 003): real cwnd, +a per unmarked ACK, ×(1−b) per mark, paced sends", cc: CcKind::Scalable(ScalableParams::DEFAULT), recovery: RecoveryKind::NewReno, timer: FINE_1S, setup: scalable_ecn },
+    VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RFC 6675 recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: bbr_linux },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -280,7 +295,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "bbr",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

@@ -190,6 +190,10 @@ impl Endpoint {
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
         let mut len = avail.min(self.eff_mss as u64).min(usable);
+        if avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
+            // Less than a segment to send with room in the window: the application limits us.
+            self.cc.on_app_limited();
+        }
         let mut forced = false;
         if self.force_probe {
             self.force_probe = false;

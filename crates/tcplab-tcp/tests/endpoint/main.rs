@@ -2,6 +2,7 @@
 //! segment exchanges at exact times (smoltcp style, see `script`), two endpoints over a lossy
 //! pipe (`link`), and the tests written from mutation-run survivors.
 
+mod bbr;
 mod lite;
 mod link;
 mod mutants;
