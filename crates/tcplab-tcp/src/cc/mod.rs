@@ -118,6 +118,11 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// updates it here; it may set cwnd as Linux's `cong_control` does in recovery.
     fn on_ack_in_recovery(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>) {}
 
+    /// In a pipe-governed loss recovery (RFC 6675), after every ACK: the pipe now and the bytes
+    /// this ACK delivered (cumulatively or, for a duplicate ACK, one segment SACKed). BBR sizes
+    /// cwnd from it (packet conservation, as Linux from `tcp_packets_in_flight`).
+    fn on_recovery_pipe(&mut self, _w: &mut CcWindow, _pipe: u64, _delivered: u64) {}
+
     /// The sender had less than a segment of new data to send while the window had room
     /// (delivery-rate estimation's app-limited mark, draft-cheng-iccrg-delivery-rate-estimation §3.4).
     fn on_app_limited(&mut self) {}

@@ -247,6 +247,8 @@ impl Endpoint {
             self.ecn.on_loss_reduction(self.snd_max);
         }
         self.apply_recovery(now, out);
+        let mss = self.eff_mss as u64;
+        self.report_recovery_pipe(mss);
         self.note_cwnd();
     }
 
@@ -479,6 +481,7 @@ impl Endpoint {
         } else {
             let view = sender_view!(self, now, 0);
             self.cc.on_ack_in_recovery(&mut self.w, &sample, &view);
+            self.report_recovery_pipe(newly_data);
         }
         self.apply_recovery(now, out);
         if out.retransmit.is_some() && out.restart_timer {

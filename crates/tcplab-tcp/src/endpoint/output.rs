@@ -130,8 +130,8 @@ impl Endpoint {
 
     /// SACK recovery: the recovery module picks a hole to retransmit or lets new data go
     /// (Fall & Floyd 1996 §3; RFC 6675 §5 `NextSeg`).
-    pub(super) fn send_under_pipe(&mut self, now: Nanos) -> Option<Segment> {
-        let g = SendGate {
+    pub(super) fn send_gate(&self) -> SendGate {
+        SendGate {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             snd_max: self.snd_max,
@@ -139,7 +139,19 @@ impl Endpoint {
             mss: self.eff_mss,
             snd_wnd: self.snd_wnd,
             send_limit: self.send_limit(),
-        };
+        }
+    }
+
+    /// Tell the CC the recovery's pipe after an ACK (BBR's packet conservation).
+    pub(super) fn report_recovery_pipe(&mut self, delivered: u64) {
+        let g = self.send_gate();
+        if let Some(pipe) = self.rec.pipe_now(&g) {
+            self.cc.on_recovery_pipe(&mut self.w, pipe, delivered);
+        }
+    }
+
+    pub(super) fn send_under_pipe(&mut self, now: Nanos) -> Option<Segment> {
+        let g = self.send_gate();
         match self.rec.next_send(&g) {
             SackSend::Retransmit { seq, len } => {
                 if self.pacing_holds(now) {

@@ -31,9 +31,14 @@
 //!   for BBR, as Linux skips it for CCs with `cong_control`;
 //! * before the first RTT sample no pacing rate is set (Linux paces at 2.89 · IW / 1 ms); the
 //!   endpoint sends the first 10 segments unpaced in either case;
-//! * loss recovery is the variant's recovery module (RFC 6675 for `bbr`); BBR's ssthresh is the
-//!   current cwnd (no multiplicative decrease), and BBR keeps updating its model and cwnd on the
-//!   ACKs inside recovery ([`CongestionControl::on_ack_in_recovery`]).
+//! * loss recovery is the variant's recovery module (RFC 6675 for `bbr`; no RACK-TLP, so a lost
+//!   retransmission waits for the RTO, and after an RTO the scoreboard is gone and go-back-N
+//!   resends SACKed data: the biggest gap to Linux under heavy loss); BBR's ssthresh is the
+//!   current cwnd (no multiplicative decrease); BBR keeps updating its model on the ACKs inside
+//!   recovery ([`CongestionControl::on_ack_in_recovery`]) and conserves packets from the
+//!   recovery's pipe ([`CongestionControl::on_recovery_pipe`]): cwnd = pipe + delivered at
+//!   entry, then max(cwnd, pipe + delivered) for the first round, a duplicate ACK counting as one
+//!   segment delivered.
 
 pub mod filters;
 pub mod rate;
@@ -163,6 +168,8 @@ pub struct BbrCc {
     prev_ca_state: CaState,
     /// After a timeout: the sequence whose ACK ends the Loss state.
     loss_end: u64,
+    /// The recovery episode's packet conservation has begun (its first pipe report).
+    conservation_begun: bool,
     /// A loss (recovery entry or timeout) since the current gain phase began.
     loss_in_phase: bool,
     probe_rtt_done: Option<Nanos>,
@@ -210,6 +217,7 @@ impl BbrCc {
             prev_ca_state: CaState::Open,
             loss_end: 0,
             loss_in_phase: false,
+            conservation_begun: false,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             full_bw_reached: false,
@@ -511,31 +519,24 @@ impl BbrCc {
         }
     }
 
-    /// `bbr_set_cwnd_to_recover_or_restore`; true while packet conservation rules.
-    fn recover_or_restore(&mut self, w: &mut CcWindow, acked: u64) -> bool {
-        let inflight = self.rate.in_flight();
+    /// `bbr_set_cwnd_to_recover_or_restore`; true while packet conservation rules. Inside a
+    /// pipe-governed recovery the conservation itself is applied from the recovery's pipe
+    /// ([`CongestionControl::on_recovery_pipe`]); here only the restore on exit.
+    fn recover_or_restore(&mut self, w: &mut CcWindow) -> bool {
         let (prev, state) = (self.prev_ca_state, self.ca_state);
-        if state == CaState::Recovery && prev != CaState::Recovery {
-            // First round of recovery: packet conservation from what is in flight.
-            self.packet_conservation = true;
-            self.next_rtt_delivered = self.rate.delivered;
-            w.cwnd = (inflight + acked).min(u32::MAX as u64) as u32;
-        } else if prev >= CaState::Recovery && state < CaState::Recovery {
+        if prev >= CaState::Recovery && state < CaState::Recovery {
             // Leaving recovery (or the loss state): restore the cwnd saved at entry.
             w.cwnd = w.cwnd.max(self.prior_cwnd);
             self.packet_conservation = false;
+            self.conservation_begun = false;
         }
         self.prev_ca_state = state;
-        if self.packet_conservation {
-            w.cwnd = w.cwnd.max((inflight + acked).min(u32::MAX as u64) as u32);
-            return true;
-        }
-        false
+        state == CaState::Recovery && self.packet_conservation
     }
 
     fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
         let mss = w.mss as u64;
-        if acked > 0 && !self.recover_or_restore(w, acked) {
+        if acked > 0 && !self.recover_or_restore(w) {
             let bw = self.bw();
             let target_pkts = self.bdp_pkts(bw, self.cwnd_gain, w.mss) + self.ack_aggregation_cwnd().div_ceil(mss.max(1));
             let target = self.quantization_budget(target_pkts, w.mss) * mss;
@@ -578,6 +579,21 @@ impl CongestionControl for BbrCc {
         self.rate.on_send(now, seq, len);
     }
 
+    /// Linux: on entering recovery cwnd = packets in flight + acked, then during the first round
+    /// cwnd = max(cwnd, in flight + acked) — in flight being the pipe (SACKed and lost excluded).
+    fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
+        let conserve = (pipe + delivered).max(w.mss as u64).min(u32::MAX as u64) as u32;
+        if !self.conservation_begun {
+            self.conservation_begun = true;
+            self.packet_conservation = true;
+            self.prev_ca_state = CaState::Recovery;
+            self.next_rtt_delivered = self.rate.delivered;
+            w.cwnd = conserve;
+        } else if self.packet_conservation {
+            w.cwnd = w.cwnd.max(conserve);
+        }
+    }
+
     fn on_app_limited(&mut self) {
         self.rate.mark_app_limited();
     }
@@ -585,6 +601,7 @@ impl CongestionControl for BbrCc {
     fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
         if entered {
             self.ca_state = CaState::Recovery;
+            self.conservation_begun = false;
         } else if self.ca_state == CaState::Recovery {
             self.ca_state = CaState::Open;
         }
