@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants validate-linux clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -208,3 +208,8 @@ mutants: setup
 
 clean:
 	rm -rf $(VENV) target runs site
+
+# tcplab's TCP beside the kernel's over identical links and queues (issue 26): the full matrix
+# (24 cases, about 6 minutes of real time; needs root and /dev/net/tun) into runs/validate-linux.
+validate-linux: setup
+	$(BIN)/tcplab validate-linux --out runs/validate-linux

@@ -25,7 +25,7 @@ def _default_ack_policy(variant: str) -> str:
 
 
 def _default_timer(variant: str) -> str:
-    return "fine" if variant in ("newreno", "sack-rfc6675", "scalable-ecn") else "bsd"
+    return "fine" if variant in ("newreno", "sack-rfc6675", "scalable-ecn", "bbr") else "bsd"
 
 
 def _scenario_flows(rd) -> dict[str, dict]:

@@ -5,6 +5,7 @@
 use super::cubic::CubicParams;
 use super::dctcp::DctcpParams;
 use super::prague::PragueParams;
+use super::bbr::BbrParams;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -31,6 +32,8 @@ pub enum CcKind {
     Dctcp(DctcpParams),
     /// TCP Prague (L4S), see [`crate::cc::PragueCc`].
     Prague(PragueParams),
+    /// BBR v1 as Linux tcp_bbr.c, see [`crate::cc::BbrCc`].
+    Bbr(BbrParams),
 }
 
 impl CcKind {
@@ -48,6 +51,7 @@ impl CcKind {
             CcKind::Cubic(p) => p.build(),
             CcKind::Dctcp(p) => p.build(),
             CcKind::Prague(p) => p.build(),
+            CcKind::Bbr(p) => p.build(seed),
         }
     }
 
@@ -61,6 +65,7 @@ impl CcKind {
             CcKind::Cubic(_) => "cubic",
             CcKind::Dctcp(_) => "dctcp",
             CcKind::Prague(_) => "prague",
+            CcKind::Bbr(_) => "bbr",
         }
     }
 
@@ -79,6 +84,7 @@ impl CcKind {
             CcKind::Cubic(_) => CubicParams::NAMES,
             CcKind::Dctcp(_) => DctcpParams::NAMES,
             CcKind::Prague(_) => PragueParams::NAMES,
+            CcKind::Bbr(_) => BbrParams::NAMES,
         }
     }
 
@@ -91,6 +97,7 @@ impl CcKind {
             CcKind::Cubic(p) => p.set(variant, key, value),
             CcKind::Dctcp(p) => p.set(variant, key, value),
             CcKind::Prague(p) => p.set(variant, key, value),
+            CcKind::Bbr(p) => p.set(variant, key, value),
         }
     }
 
@@ -98,6 +105,7 @@ impl CcKind {
     pub fn check_params(&self) -> Result<(), String> {
         match self {
             CcKind::Vegas(p) => p.check(),
+            CcKind::Bbr(p) => p.check(),
             _ => Ok(()),
         }
     }

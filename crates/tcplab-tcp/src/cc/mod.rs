@@ -16,6 +16,7 @@
 pub mod cubic;
 pub mod dctcp;
 pub mod prague;
+pub mod bbr;
 mod kind;
 mod reno;
 pub mod scalable;
@@ -24,6 +25,7 @@ pub use cubic::{CubicCc, CubicParams};
 pub use dctcp::{DctcpCc, DctcpParams};
 pub use prague::{PragueCc, PragueParams};
 pub use kind::{build, CcKind};
+pub use bbr::{BbrCc, BbrParams};
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};
 pub use vegas::{VegasCc, VegasParams};
@@ -117,6 +119,20 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// A cumulative ACK advanced snd_una and recovery allows growth. Adjust `w.cwnd`.
     fn on_ack(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>, _cam: Option<&mut CamTrace>) {}
 
+    /// An ACK advanced snd_una while loss recovery withheld window growth (`on_ack` is not
+    /// called). A CC that keeps a model on every ACK (BBR's delivery rate, rounds, min RTT)
+    /// updates it here; it may set cwnd as Linux's `cong_control` does in recovery.
+    fn on_ack_in_recovery(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>) {}
+
+    /// In a pipe-governed loss recovery (RFC 6675), after every ACK: the pipe now and the bytes
+    /// this ACK delivered (cumulatively or, for a duplicate ACK, one segment SACKed). BBR sizes
+    /// cwnd from it (packet conservation, as Linux from `tcp_packets_in_flight`).
+    fn on_recovery_pipe(&mut self, _w: &mut CcWindow, _pipe: u64, _delivered: u64) {}
+
+    /// The sender had less than a segment of new data to send while the window had room
+    /// (delivery-rate estimation's app-limited mark, draft-cheng-iccrg-delivery-rate-estimation §3.4).
+    fn on_app_limited(&mut self) {}
+
     /// The new ssthresh after a loss event (returned, not set).
     /// Default: 4.4BSD `win = min(snd_wnd, cwnd) / 2 / mss; if win < 2 { win = 2 }; win * mss`.
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, snd_wnd: u32, _ev: LossEvent) -> u32 {
@@ -172,8 +188,22 @@ pub trait CongestionControl: std::fmt::Debug + Send {
         false
     }
 
+    /// Rate pacing as Linux's internal/fq pacing (`sk_pacing_rate`): the rate in payload bytes per
+    /// second at which the endpoint releases data segments; `None` = not rate-paced (every
+    /// window-based CC). The endpoint, not the CC, keeps the release clock and its timer
+    /// (`endpoint/pacing.rs`).
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
     /// A real-valued window in segments, for CCs that keep one (traces, tests).
     fn real_cwnd(&self) -> Option<f64> {
+        None
+    }
+
+    /// The controller as `Any`, for tests and diagnostics that read an algorithm's state (BBR's
+    /// estimates); `None` for CCs that do not offer it.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }
@@ -228,6 +258,7 @@ mod tests {
         let vegas = VegasCc::new(VegasParams::default());
         for cc in [&reno as &dyn CongestionControl, &vegas] {
             assert_eq!(cc.pacing_release(), None, "{}", cc.name());
+            assert_eq!(cc.pacing_rate(), None, "{}", cc.name());
             assert_eq!(cc.next_timer(), None, "{}", cc.name());
             assert_eq!(cc.real_cwnd(), None, "{}", cc.name());
         }

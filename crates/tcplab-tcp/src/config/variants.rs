@@ -60,7 +60,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
+use crate::cc::{BbrParams, CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -130,6 +130,17 @@ fn prague_host(c: &mut EndpointConfig) {
     c.ecn_l4s = true;
 }
 
+/// BBR as Linux runs it: IW10, window scaling, SACK (from its RFC 6675 recovery), no slow start
+/// after idle (Linux skips it for CCs with `cong_control`), Linux's default maximum socket
+/// buffers (`tcp_wmem[2]` = 4 MiB, `tcp_rmem[2]` = 6 MiB) so the window never binds first.
+fn bbr_linux(c: &mut EndpointConfig) {
+    c.initial_window_segments = 10;
+    c.window_scaling = true;
+    c.idle_restart = false;
+    c.send_buffer = 4 << 20;
+    c.recv_buffer = 6 << 20;
+}
+
 /// Lite level N of seed 001 Table 3 ([`crate::lite::level`]).
 fn lite_level<const N: u32>(c: &mut EndpointConfig) {
     let (fixes, timestamps, extra_eighth, ack_every_packet) = lite::level(N);
@@ -180,6 +191,7 @@ pub const VARIANTS: &[VariantEntry] = &[
     // Linux 6.x defaults: CUBIC + HyStart, SACK with PRR, timestamps, window scaling, IW10.
     VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Prr, timer: FINE_LINUX, setup: linux_defaults },
     VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
+    VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RFC 6675 recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: bbr_linux },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -343,7 +355,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague", "bbr",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

@@ -258,6 +258,8 @@ impl Endpoint {
             self.ecn.on_loss_reduction(self.snd_max);
         }
         self.apply_recovery(now, out);
+        let mss = self.eff_mss as u64;
+        self.report_recovery_pipe(mss);
         self.note_cwnd();
     }
 
@@ -466,19 +468,19 @@ impl Endpoint {
             let view = sender_view!(self, now, self.dupacks);
             self.cc.on_ack_check(&mut self.w, &view)
         };
+        let sample = AckSample {
+            now,
+            bytes_acked: newly_data.min(u32::MAX as u64) as u32,
+            rtt,
+            fine_rtt,
+            in_slow_start: self.w.in_slow_start(),
+            snd_una: self.snd_una.saturating_sub(1),
+            snd_nxt: self.snd_nxt.saturating_sub(1),
+            flight: (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32,
+            // Only a negotiated echo reaches the CC (RFC 3168 §6.1.1).
+            ece: self.ecn.ok && seg.flags.contains(Flags::ECE),
+        };
         if out.allow_growth && !ecn_reduced {
-            let sample = AckSample {
-                now,
-                bytes_acked: newly_data.min(u32::MAX as u64) as u32,
-                rtt,
-                fine_rtt,
-                in_slow_start: self.w.in_slow_start(),
-                snd_una: self.snd_una.saturating_sub(1),
-                snd_nxt: self.snd_nxt.saturating_sub(1),
-                flight: (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32,
-                // Only a negotiated echo reaches the CC (RFC 3168 §6.1.1).
-                ece: self.ecn.ok && seg.flags.contains(Flags::ECE),
-            };
             let view = sender_view!(self, now, 0);
             let cam = self.trace.as_deref_mut().map(|t| &mut t.cam);
             let before = self.w.cwnd;
@@ -487,6 +489,10 @@ impl Endpoint {
                 // Planted fault (crate::faults): the congestion-avoidance increase, twice.
                 self.w.cwnd = self.w.cwnd.saturating_add(self.w.cwnd - before).min(self.w.max_cwnd.max(before));
             }
+        } else {
+            let view = sender_view!(self, now, 0);
+            self.cc.on_ack_in_recovery(&mut self.w, &sample, &view);
+            self.report_recovery_pipe(newly_data);
         }
         self.apply_recovery(now, out);
         if out.retransmit.is_some() && out.restart_timer {

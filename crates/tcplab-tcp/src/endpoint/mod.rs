@@ -20,7 +20,8 @@
 //! * [`input`] — segment arrival: state-machine checks, ACK processing, recovery, ECN, SACK;
 //! * [`data`] — the receive side: window, reassembly, FIN, application reads;
 //! * [`timers`] — `next_timer`/`on_timer`, the BSD ticks, retransmission timeout;
-//! * [`output`] — `poll_transmit` and building segments.
+//! * [`output`] — `poll_transmit` and building segments;
+//! * [`pacing`] — the rate-pacing release clock (Linux internal pacing) for CCs that set a rate.
 
 use crate::ack_policy::AckState;
 use crate::cc::{CcWindow, CongestionControl};
@@ -96,6 +97,7 @@ macro_rules! sender_view {
 mod data;
 mod input;
 mod output;
+mod pacing;
 mod timers;
 
 /// A sans-IO TCP endpoint. See the crate documentation.
@@ -175,6 +177,8 @@ pub struct Endpoint {
     sack_in_n: usize,
     /// Sending under a pipe-governed recovery: the peer's window alone bounds new data.
     gate_open: bool,
+    /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
+    pacing: pacing::PacingClock,
 }
 
 impl Endpoint {
@@ -250,6 +254,7 @@ impl Endpoint {
             sack_in: [(0, 0); 4],
             sack_in_n: 0,
             gate_open: false,
+            pacing: pacing::PacingClock::default(),
             cfg,
         }
     }

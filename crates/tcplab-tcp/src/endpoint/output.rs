@@ -136,8 +136,8 @@ impl Endpoint {
 
     /// SACK recovery: the recovery module picks a hole to retransmit or lets new data go
     /// (Fall & Floyd 1996 §3; RFC 6675 §5 `NextSeg`).
-    pub(super) fn send_under_pipe(&mut self, now: Nanos) -> Option<Segment> {
-        let g = SendGate {
+    pub(super) fn send_gate(&self) -> SendGate {
+        SendGate {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             snd_max: self.snd_max,
@@ -145,9 +145,24 @@ impl Endpoint {
             mss: self.eff_mss,
             snd_wnd: self.snd_wnd,
             send_limit: self.send_limit(),
-        };
+        }
+    }
+
+    /// Tell the CC the recovery's pipe after an ACK (BBR's packet conservation).
+    pub(super) fn report_recovery_pipe(&mut self, delivered: u64) {
+        let g = self.send_gate();
+        if let Some(pipe) = self.rec.pipe_now(&g) {
+            self.cc.on_recovery_pipe(&mut self.w, pipe, delivered);
+        }
+    }
+
+    pub(super) fn send_under_pipe(&mut self, now: Nanos) -> Option<Segment> {
+        let g = self.send_gate();
         match self.rec.next_send(&g) {
             SackSend::Retransmit { seq, len } => {
+                if self.pacing_holds(now) {
+                    return None;
+                }
                 let limit = self.send_limit();
                 let len = (len as u64).min(limit.saturating_sub(seq)) as u32;
                 let fin = self.fin_abs() == Some(seq + len as u64) && self.fin_seq.is_some();
@@ -193,6 +208,10 @@ impl Endpoint {
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
         let mut len = avail.min(self.eff_mss as u64).min(usable);
+        if avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
+            // Less than a segment to send with room in the window: the application limits us.
+            self.cc.on_app_limited();
+        }
         let mut forced = false;
         if self.force_probe {
             self.force_probe = false;
@@ -212,6 +231,10 @@ impl Endpoint {
         }
         // A pacing CC (seed 003 §3.3) releases one segment when its timer has fired.
         if !forced && self.cc.pacing_release().is_some_and(|t| t > now) {
+            return None;
+        }
+        // A rate-pacing CC (BBR): wait for the release clock (endpoint/pacing.rs).
+        if !forced && len > 0 && self.pacing_holds(now) {
             return None;
         }
         if len > 0 && self.snd_max == self.snd_una && self.snd_nxt == self.snd_max && self.restart_after_idle(now) {
@@ -289,6 +312,7 @@ impl Endpoint {
         self.snd_max = self.snd_max.max(end);
         if len > 0 {
             self.stats.data_segments_sent += 1;
+            self.pacing_on_send(now, len);
             if self.stats.first_send.is_none() {
                 self.stats.first_send = Some(now);
             }

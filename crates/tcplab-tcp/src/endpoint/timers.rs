@@ -24,6 +24,7 @@ impl Endpoint {
         m(self.read_wake);
         if self.is_established() {
             m(self.cc.next_timer());
+            m(self.pacing_deadline());
         }
         t
     }
@@ -39,6 +40,7 @@ impl Endpoint {
         }
         self.drain_reads(now);
         self.ack.on_timer(now);
+        self.pacing_on_timer(now);
         if self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
             self.cc.on_timer(now, &mut self.w);
             self.note_cwnd();

@@ -130,4 +130,9 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     fn pipe_bytes(&self) -> Option<i64> {
         None
     }
+    /// The pipe recomputed now (RFC 6675 `SetPipe`), while in a pipe-governed recovery; for
+    /// congestion controls that size cwnd from it (BBR's packet conservation).
+    fn pipe_now(&self, _g: &SendGate) -> Option<u64> {
+        None
+    }
 }

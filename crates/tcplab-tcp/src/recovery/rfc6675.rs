@@ -156,4 +156,7 @@ impl LossRecovery for Rfc6675Recovery {
     fn pipe_bytes(&self) -> Option<i64> {
         self.in_recovery.then_some(self.last_pipe)
     }
+    fn pipe_now(&self, g: &SendGate) -> Option<u64> {
+        self.in_recovery.then(|| self.pipe(g))
+    }
 }

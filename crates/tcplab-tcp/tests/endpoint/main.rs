@@ -2,6 +2,7 @@
 //! segment exchanges at exact times (smoltcp style, see `script`), two endpoints over a lossy
 //! pipe (`link`), and the tests written from mutation-run survivors.
 
+mod bbr;
 mod bottleneck;
 mod cubic;
 mod dctcp;
@@ -10,6 +11,7 @@ mod prr;
 mod lite;
 mod link;
 mod mutants;
+mod pacing;
 mod sack_ecn;
 mod scalable;
 mod script;

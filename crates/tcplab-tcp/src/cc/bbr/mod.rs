@@ -1,0 +1,627 @@
+//! BBR v1 congestion control (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson, "BBR:
+//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016; draft-cardwell-iccrg-bbr-congestion-control-00),
+//! as Linux `net/ipv4/tcp_bbr.c` (v1, Linux 5.x–6.x) runs it. Written from the paper, the draft and
+//! a reading of the Linux file; the code is our own.
+//!
+//! * Model: the windowed max of delivery-rate samples over 10 round trips (`bw`,
+//!   [`filters::WindowedMax`], samples from [`rate::DeliveryRate`]) and the minimum RTT over 10 s
+//!   ([`filters::MinRttFilter`]); BDP = bw · min_rtt.
+//! * STARTUP: pacing and cwnd gain 2/ln 2 (Linux `bbr_high_gain` = 2885/1000 · 256 + 1); the pipe
+//!   is full after 3 rounds without 25 % bandwidth growth. DRAIN: pacing gain ln 2 / 2 until the
+//!   data in flight is ≤ BDP. PROBE_BW: pacing gains 5/4, 3/4, 1 ×6 cycled each min_rtt (5/4 held
+//!   until inflight reaches 5/4·BDP or a loss, 3/4 left early once inflight ≤ BDP), cwnd gain 2,
+//!   starting at a random phase other than 3/4. PROBE_RTT: when the min-RTT estimate is 10 s old,
+//!   cwnd = 4 packets for max(200 ms, one round), then back to PROBE_BW (or STARTUP).
+//! * Pacing rate = bw · pacing_gain · 99 % (`bbr_pacing_margin_percent`); before the pipe is full
+//!   it only grows. The endpoint paces with it (`endpoint/pacing.rs`).
+//! * cwnd target = BDP · cwnd_gain + the ACK-aggregation allowance (max extra ACKed over 5–10
+//!   rounds, capped at 100 ms of bw) + the quantization budget (3 · TSO goal, rounded up to an
+//!   even count, +2 packets in the 5/4 phase); cwnd grows by the bytes ACKed towards it, never
+//!   below 4 packets. Loss recovery: packet conservation in the first recovery round, then the
+//!   cwnd saved at entry is restored on exit (`bbr_set_cwnd_to_recover_or_restore`).
+//!
+//! Deliberate deviations from Linux:
+//! * no long-term bandwidth (policer) estimate (`lt_bw`): `bbr_bw` is always the max filter;
+//! * the delivery-rate estimator counts cumulatively ACKed bytes only (see [`rate`]); samples carry
+//!   no loss count, so `cwnd −= losses` is skipped and the 5/4 phase ends on a loss when the
+//!   endpoint has entered recovery or timed out since the phase began;
+//! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
+//!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
+//! * no idle-restart handling (`CA_EVENT_TX_START`); the endpoint's slow start after idle is off
+//!   for BBR, as Linux skips it for CCs with `cong_control`;
+//! * before the first RTT sample no pacing rate is set (Linux paces at 2.89 · IW / 1 ms); the
+//!   endpoint sends the first 10 segments unpaced in either case;
+//! * loss recovery is the variant's recovery module (RFC 6675 for `bbr`; no RACK-TLP, so a lost
+//!   retransmission waits for the RTO, and after an RTO the scoreboard is gone and go-back-N
+//!   resends SACKed data: the biggest gap to Linux under heavy loss); BBR's ssthresh is the
+//!   current cwnd (no multiplicative decrease); BBR keeps updating its model on the ACKs inside
+//!   recovery ([`CongestionControl::on_ack_in_recovery`]) and conserves packets from the
+//!   recovery's pipe ([`CongestionControl::on_recovery_pipe`]): cwnd = pipe + delivered at
+//!   entry, then max(cwnd, pipe + delivered) for the first round, a duplicate ACK counting as one
+//!   segment delivered.
+
+pub mod filters;
+pub mod rate;
+#[cfg(test)]
+mod tests;
+
+use super::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
+use crate::trace::CamTrace;
+use crate::{Nanos, MS, SEC};
+use filters::{MinRttFilter, WindowedMax};
+use rate::{DeliveryRate, RateSample};
+
+/// Fixed-point unit of the gains (Linux `BBR_UNIT` = 1 << 8).
+pub const UNIT: u64 = 256;
+/// 2/ln 2 (Linux `bbr_high_gain`).
+pub const HIGH_GAIN: u64 = 2885 * UNIT / 1000 + 1;
+/// ln 2 / 2 (Linux `bbr_drain_gain`).
+pub const DRAIN_GAIN: u64 = 1000 * UNIT / 2885;
+/// PROBE_BW's cwnd gain.
+pub const CWND_GAIN: u64 = 2 * UNIT;
+/// PROBE_BW's pacing-gain cycle.
+pub const PACING_GAIN: [u64; 8] = [UNIT * 5 / 4, UNIT * 3 / 4, UNIT, UNIT, UNIT, UNIT, UNIT, UNIT];
+/// Rounds in the bandwidth filter window (Linux `bbr_bw_rtts` = CYCLE_LEN + 2).
+pub const BW_WINDOW_ROUNDS: u64 = 10;
+/// Minimum cwnd, and PROBE_RTT's cwnd, in packets.
+pub const MIN_CWND_PKTS: u32 = 4;
+/// Bandwidth growth that counts as "still growing" in STARTUP (×1.25), and the rounds without it.
+const FULL_BW_THRESH: u64 = UNIT * 5 / 4;
+const FULL_BW_COUNT: u32 = 3;
+/// Linux `bbr_min_tso_rate` (1.2 Mbit/s) in bytes/s.
+const MIN_TSO_RATE: u64 = 1_200_000 / 8;
+/// Linux `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (x86-64).
+const TSO_MAX_BYTES: u64 = 65536 - 1 - 320;
+/// Linux `bbr_extra_acked_win_rtts`, `bbr_extra_acked_max_us`, `bbr_ack_epoch_acked_reset_thresh`.
+const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
+const EXTRA_ACKED_MAX: Nanos = 100 * MS;
+const ACK_EPOCH_RESET_PKTS: u64 = 1 << 20;
+
+/// BBR's parameters (registry `params`): the filter windows and PROBE_RTT's length as Linux's
+/// module constants, and the ACK-aggregation allowance switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BbrParams {
+    /// Min-RTT filter window, ms (Linux 10 s).
+    pub min_rtt_win_ms: u64,
+    /// Time spent at 4 packets in PROBE_RTT, ms (Linux 200 ms).
+    pub probe_rtt_ms: u64,
+    /// Add the ACK-aggregation allowance to the cwnd target (Linux `bbr_extra_acked_gain` = 1).
+    pub ack_aggregation: bool,
+}
+
+impl BbrParams {
+    pub const DEFAULT: BbrParams = BbrParams { min_rtt_win_ms: 10_000, probe_rtt_ms: 200, ack_aggregation: true };
+    pub const NAMES: &'static [&'static str] = &["min_rtt_win_ms", "probe_rtt_ms", "ack_aggregation"];
+
+    pub fn set(&mut self, variant: &str, key: &str, value: f64) -> Result<(), String> {
+        let whole = |v: f64| -> Result<u64, String> {
+            if v.is_finite() && v >= 0.0 && v.fract() == 0.0 {
+                Ok(v as u64)
+            } else {
+                Err(format!("variant {variant:?} parameter {key:?} must be a whole number ≥ 0, got {v}"))
+            }
+        };
+        match key {
+            "min_rtt_win_ms" => self.min_rtt_win_ms = whole(value)?,
+            "probe_rtt_ms" => self.probe_rtt_ms = whole(value)?,
+            "ack_aggregation" => match whole(value)? {
+                0 => self.ack_aggregation = false,
+                1 => self.ack_aggregation = true,
+                _ => return Err(format!("variant {variant:?} parameter \"ack_aggregation\" is 0 or 1, got {value}")),
+            },
+            _ => return Err(format!("variant {variant:?} has no parameter {key:?}; it takes {}", Self::NAMES.join(", "))),
+        }
+        Ok(())
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        if self.min_rtt_win_ms == 0 {
+            return Err("bbr: min_rtt_win_ms must be > 0".into());
+        }
+        Ok(())
+    }
+
+    /// The controller; `seed` picks the random starting phase of each PROBE_BW entry.
+    pub fn build(&self, seed: u64) -> Box<dyn CongestionControl> {
+        Box::new(BbrCc::new(*self, seed))
+    }
+}
+
+impl Default for BbrParams {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// BBR's state machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+/// The loss state BBR tracks (Linux `icsk_ca_state` as far as BBR reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum CaState {
+    Open,
+    Recovery,
+    Loss,
+}
+
+#[derive(Clone, Debug)]
+pub struct BbrCc {
+    p: BbrParams,
+    rng: u64,
+    pub rate: DeliveryRate,
+    bw: WindowedMax,
+    pub min_rtt: MinRttFilter,
+    pub mode: Mode,
+    /// Packet-timed round trips so far.
+    pub rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    packet_conservation: bool,
+    prior_cwnd: u32,
+    ca_state: CaState,
+    prev_ca_state: CaState,
+    /// After a timeout: the sequence whose ACK ends the Loss state.
+    loss_end: u64,
+    /// The recovery episode's packet conservation has begun (its first pipe report).
+    conservation_begun: bool,
+    /// A loss (recovery entry or timeout) since the current gain phase began.
+    loss_in_phase: bool,
+    probe_rtt_done: Option<Nanos>,
+    probe_rtt_round_done: bool,
+    pub full_bw_reached: bool,
+    full_bw: u64,
+    full_bw_cnt: u32,
+    pub cycle_idx: usize,
+    cycle_stamp: Nanos,
+    pub pacing_gain: u64,
+    pub cwnd_gain: u64,
+    pacing_rate: Option<u64>,
+    has_seen_rtt: bool,
+    ack_epoch_stamp: Nanos,
+    ack_epoch_acked: u64,
+    extra_acked: [u64; 2],
+    extra_acked_win_rounds: u32,
+    extra_acked_idx: usize,
+    /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
+    pub transitions: Vec<(Nanos, Mode)>,
+    /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
+    pub probe_rtt_min_stamps: Vec<Nanos>,
+    /// Every PROBE_BW gain phase begun, with its time and index (the first [`LOG_CAP`]).
+    pub phases: Vec<(Nanos, usize)>,
+}
+
+/// Entries kept in the transition and phase logs (bounded memory on long runs).
+pub const LOG_CAP: usize = 4096;
+
+impl BbrCc {
+    pub fn new(p: BbrParams, seed: u64) -> Self {
+        BbrCc {
+            p,
+            rng: seed ^ 0x6262_725f_7631_u64,
+            rate: DeliveryRate::default(),
+            bw: WindowedMax::default(),
+            min_rtt: MinRttFilter::new(p.min_rtt_win_ms * MS, 0),
+            mode: Mode::Startup,
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            packet_conservation: false,
+            prior_cwnd: 0,
+            ca_state: CaState::Open,
+            prev_ca_state: CaState::Open,
+            loss_end: 0,
+            loss_in_phase: false,
+            conservation_begun: false,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            full_bw_reached: false,
+            full_bw: 0,
+            full_bw_cnt: 0,
+            cycle_idx: 0,
+            cycle_stamp: 0,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            pacing_rate: None,
+            has_seen_rtt: false,
+            ack_epoch_stamp: 0,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rounds: 0,
+            extra_acked_idx: 0,
+            transitions: vec![(0, Mode::Startup)],
+            phases: Vec::new(),
+            probe_rtt_min_stamps: Vec::new(),
+        }
+    }
+
+    /// The bottleneck-bandwidth estimate, bytes/s.
+    pub fn bw(&self) -> u64 {
+        self.bw.get()
+    }
+
+    /// The pacing rate now, bytes/s.
+    pub fn pacing_rate_now(&self) -> Option<u64> {
+        self.pacing_rate
+    }
+
+    fn enter(&mut self, now: Nanos, mode: Mode) {
+        self.mode = mode;
+        if self.transitions.len() < LOG_CAP {
+            self.transitions.push((now, mode));
+        }
+    }
+
+    /// SplitMix64 step: the random PROBE_BW starting phase, reproducible from the flow's seed.
+    fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// bw · gain · 99 % in bytes/s (`bbr_bw_to_pacing_rate`).
+    fn rate_for(bw: u64, gain: u64) -> u64 {
+        (bw as u128 * gain as u128 * 99 / (UNIT as u128 * 100)) as u64
+    }
+
+    /// Linux `bbr_tso_segs_goal`: about 1 ms of data at the pacing rate, 1–127 segments.
+    fn tso_segs_goal(&self, mss: u32) -> u64 {
+        let rate = self.pacing_rate.unwrap_or(0);
+        let min_segs = if rate < MIN_TSO_RATE { 1 } else { 2 };
+        let bytes = (rate >> 10).min(TSO_MAX_BYTES);
+        (bytes / mss.max(1) as u64).max(min_segs).min(0x7F)
+    }
+
+    /// BDP · gain in packets, rounded up (`bbr_bdp`); 10 packets before any RTT sample.
+    fn bdp_pkts(&self, bw: u64, gain: u64, mss: u32) -> u64 {
+        let Some(min_rtt) = self.min_rtt.min_rtt else { return 10 };
+        let bytes_x_unit = bw as u128 * min_rtt as u128 * gain as u128 / SEC as u128;
+        let denom = UNIT as u128 * mss.max(1) as u128;
+        bytes_x_unit.div_ceil(denom) as u64
+    }
+
+    /// `bbr_quantization_budget`, packets.
+    fn quantization_budget(&self, pkts: u64, mss: u32) -> u64 {
+        let mut c = pkts + 3 * self.tso_segs_goal(mss);
+        c = (c + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            c += 2;
+        }
+        c
+    }
+
+    /// `bbr_inflight`, bytes.
+    fn inflight_target(&self, bw: u64, gain: u64, mss: u32) -> u64 {
+        self.quantization_budget(self.bdp_pkts(bw, gain, mss), mss) * mss as u64
+    }
+
+    fn save_cwnd(&mut self, cwnd: u32) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(cwnd);
+        }
+    }
+
+    /// One ACK that advanced snd_una (`bbr_main`).
+    fn on_ack_main(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
+        let now = s.now;
+        if self.ca_state == CaState::Loss && s.snd_una >= self.loss_end {
+            self.ca_state = CaState::Open;
+        }
+        let acked = s.bytes_acked as u64;
+        let rs = self.rate.on_ack(now, s.snd_una, acked, self.min_rtt.min_rtt);
+        let prior_in_flight = rs.map_or(self.rate.in_flight() + acked, |r| r.prior_in_flight);
+        self.update_bw(rs);
+        self.update_ack_aggregation(now, rs, acked, w.cwnd, w.mss);
+        self.update_cycle_phase(now, prior_in_flight, w.mss);
+        self.check_full_bw_reached(rs);
+        self.check_drain(now, w.mss);
+        self.update_min_rtt(now, s.fine_rtt.or(s.rtt), w);
+        self.update_gains();
+        self.set_pacing_rate(view, w);
+        self.set_cwnd(w, acked);
+    }
+
+    fn update_bw(&mut self, rs: Option<RateSample>) {
+        self.round_start = false;
+        let Some(rs) = rs else { return };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = self.rate.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        let bw = rs.rate();
+        if !rs.app_limited || bw >= self.bw.get() {
+            self.bw.update(BW_WINDOW_ROUNDS, self.rtt_cnt, bw);
+        }
+    }
+
+    /// `bbr_update_ack_aggregation`, in bytes.
+    fn update_ack_aggregation(&mut self, now: Nanos, rs: Option<RateSample>, acked: u64, cwnd: u32, mss: u32) {
+        if !self.p.ack_aggregation || acked == 0 || rs.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(0x1F);
+            if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
+                self.extra_acked_win_rounds = 0;
+                self.extra_acked_idx ^= 1;
+                self.extra_acked[self.extra_acked_idx] = 0;
+            }
+        }
+        let epoch = now.saturating_sub(self.ack_epoch_stamp);
+        let mut expected = (self.bw() as u128 * epoch as u128 / SEC as u128) as u64;
+        let reset_at = ACK_EPOCH_RESET_PKTS * mss as u64;
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= reset_at {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = now;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(reset_at);
+        let extra = (self.ack_epoch_acked - expected).min(cwnd as u64);
+        let slot = &mut self.extra_acked[self.extra_acked_idx];
+        *slot = (*slot).max(extra);
+    }
+
+    /// `bbr_ack_aggregation_cwnd`, bytes.
+    fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.p.ack_aggregation || !self.full_bw_reached {
+            return 0;
+        }
+        let cap = (self.bw() as u128 * EXTRA_ACKED_MAX as u128 / SEC as u128) as u64;
+        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+    }
+
+    fn update_cycle_phase(&mut self, now: Nanos, prior_in_flight: u64, mss: u32) {
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let full_length = self.min_rtt.min_rtt.is_some_and(|m| now.saturating_sub(self.cycle_stamp) > m);
+        let gain = self.pacing_gain;
+        let next = if gain == UNIT {
+            full_length
+        } else {
+            let mut inflight = prior_in_flight;
+            if gain > UNIT {
+                inflight += self.tso_segs_goal(mss) * mss as u64;
+            }
+            let bw = self.bw();
+            if gain > UNIT {
+                full_length && (self.loss_in_phase || inflight >= self.inflight_target(bw, gain, mss))
+            } else {
+                full_length || inflight <= self.inflight_target(bw, UNIT, mss)
+            }
+        };
+        if next {
+            self.advance_cycle_phase(now);
+        }
+    }
+
+    fn advance_cycle_phase(&mut self, now: Nanos) {
+        self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
+        self.cycle_stamp = now;
+        self.loss_in_phase = false;
+        if self.phases.len() < LOG_CAP {
+            self.phases.push((now, self.cycle_idx));
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, rs: Option<RateSample>) {
+        if self.full_bw_reached || !self.round_start || rs.is_none_or(|r| r.app_limited) {
+            return;
+        }
+        let thresh = (self.full_bw as u128 * FULL_BW_THRESH as u128 / UNIT as u128) as u64;
+        if self.bw() >= thresh {
+            self.full_bw = self.bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_COUNT;
+    }
+
+    fn check_drain(&mut self, now: Nanos, mss: u32) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.enter(now, Mode::Drain);
+        }
+        if self.mode == Mode::Drain && self.rate.in_flight() <= self.inflight_target(self.bw(), UNIT, mss) {
+            self.reset_probe_bw_mode(now);
+        }
+    }
+
+    fn reset_probe_bw_mode(&mut self, now: Nanos) {
+        self.enter(now, Mode::ProbeBw);
+        // Linux: cycle_idx = CYCLE_LEN − 1 − random(0..7), then advance: never the 3/4 phase.
+        self.cycle_idx = 7 - (self.next_random() % 7) as usize;
+        self.advance_cycle_phase(now);
+    }
+
+    fn reset_mode(&mut self, now: Nanos) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode(now);
+        } else {
+            self.enter(now, Mode::Startup);
+        }
+    }
+
+    fn check_probe_rtt_done(&mut self, now: Nanos, w: &mut CcWindow) {
+        if !self.probe_rtt_done.is_some_and(|d| now > d) {
+            return;
+        }
+        self.min_rtt.stamp = now; // wait a while until the next PROBE_RTT
+        w.cwnd = w.cwnd.max(self.prior_cwnd);
+        self.reset_mode(now);
+    }
+
+    fn update_min_rtt(&mut self, now: Nanos, rtt: Option<Nanos>, w: &mut CcWindow) {
+        let expired = self.min_rtt.expired(now);
+        let stamp_before = self.min_rtt.stamp;
+        if let Some(r) = rtt {
+            self.min_rtt.update(now, r);
+        }
+        if self.p.probe_rtt_ms > 0 && expired && self.mode != Mode::ProbeRtt {
+            self.enter(now, Mode::ProbeRtt);
+            if self.probe_rtt_min_stamps.len() < LOG_CAP {
+                self.probe_rtt_min_stamps.push(stamp_before);
+            }
+            self.save_cwnd(w.cwnd);
+            self.probe_rtt_done = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Ignore the low-rate samples of this mode.
+            self.rate.mark_app_limited();
+            let four = MIN_CWND_PKTS as u64 * w.mss as u64;
+            if self.probe_rtt_done.is_none() && self.rate.in_flight() <= four {
+                self.probe_rtt_done = Some(now + self.p.probe_rtt_ms * MS);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = self.rate.delivered;
+            } else if self.probe_rtt_done.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(now, w);
+                }
+            }
+        }
+    }
+
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw => (PACING_GAIN[self.cycle_idx], CWND_GAIN),
+            Mode::ProbeRtt => (UNIT, UNIT),
+        };
+    }
+
+    fn set_pacing_rate(&mut self, view: &SenderView<'_>, w: &CcWindow) {
+        if !self.has_seen_rtt {
+            if let Some(srtt) = view.fine_srtt.filter(|r| *r > 0) {
+                // `bbr_init_pacing_rate_from_rtt`: high_gain · cwnd / srtt.
+                self.has_seen_rtt = true;
+                let bw = (w.cwnd as u128 * SEC as u128 / srtt as u128) as u64;
+                self.pacing_rate = Some(Self::rate_for(bw, HIGH_GAIN));
+            }
+        }
+        let rate = Self::rate_for(self.bw(), self.pacing_gain);
+        if self.full_bw_reached || self.pacing_rate.is_none_or(|r| rate > r) {
+            self.pacing_rate = Some(rate);
+        }
+    }
+
+    /// `bbr_set_cwnd_to_recover_or_restore`; true while packet conservation rules. Inside a
+    /// pipe-governed recovery the conservation itself is applied from the recovery's pipe
+    /// ([`CongestionControl::on_recovery_pipe`]); here only the restore on exit.
+    fn recover_or_restore(&mut self, w: &mut CcWindow) -> bool {
+        let (prev, state) = (self.prev_ca_state, self.ca_state);
+        if prev >= CaState::Recovery && state < CaState::Recovery {
+            // Leaving recovery (or the loss state): restore the cwnd saved at entry.
+            w.cwnd = w.cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+            self.conservation_begun = false;
+        }
+        self.prev_ca_state = state;
+        state == CaState::Recovery && self.packet_conservation
+    }
+
+    fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
+        let mss = w.mss as u64;
+        if acked > 0 && !self.recover_or_restore(w) {
+            let bw = self.bw();
+            let target_pkts = self.bdp_pkts(bw, self.cwnd_gain, w.mss) + self.ack_aggregation_cwnd().div_ceil(mss.max(1));
+            let target = self.quantization_budget(target_pkts, w.mss) * mss;
+            let mut cwnd = w.cwnd as u64;
+            if self.full_bw_reached {
+                cwnd = (cwnd + acked).min(target);
+            } else if cwnd < target || self.rate.delivered < 10 * mss {
+                cwnd += acked;
+            }
+            w.cwnd = cwnd.max(MIN_CWND_PKTS as u64 * mss).min(u32::MAX as u64) as u32;
+        }
+        w.cwnd = w.cwnd.min(w.max_cwnd);
+        if self.mode == Mode::ProbeRtt {
+            w.cwnd = w.cwnd.min(MIN_CWND_PKTS * w.mss);
+        }
+    }
+}
+
+impl CongestionControl for BbrCc {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    fn on_ack(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>, _cam: Option<&mut CamTrace>) {
+        self.on_ack_main(w, s, view);
+    }
+
+    fn on_ack_in_recovery(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
+        self.on_ack_main(w, s, view);
+    }
+
+    /// `bbr_ssthresh`: save cwnd, no multiplicative decrease.
+    fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, _ev: LossEvent) -> u32 {
+        self.save_cwnd(w.cwnd);
+        self.loss_in_phase = true;
+        w.cwnd
+    }
+
+    fn on_send(&mut self, now: Nanos, seq: u64, len: u32, _retransmit: bool) {
+        self.rate.on_send(now, seq, len);
+    }
+
+    /// Linux: on entering recovery cwnd = packets in flight + acked, then during the first round
+    /// cwnd = max(cwnd, in flight + acked) — in flight being the pipe (SACKed and lost excluded).
+    fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
+        let conserve = (pipe + delivered).max(w.mss as u64).min(u32::MAX as u64) as u32;
+        if !self.conservation_begun {
+            self.conservation_begun = true;
+            self.packet_conservation = true;
+            self.prev_ca_state = CaState::Recovery;
+            self.next_rtt_delivered = self.rate.delivered;
+            w.cwnd = conserve;
+        } else if self.packet_conservation {
+            w.cwnd = w.cwnd.max(conserve);
+        }
+    }
+
+    fn on_app_limited(&mut self) {
+        self.rate.mark_app_limited();
+    }
+
+    fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
+        if entered {
+            self.ca_state = CaState::Recovery;
+            self.conservation_begun = false;
+        } else if self.ca_state == CaState::Recovery {
+            self.ca_state = CaState::Open;
+        }
+    }
+
+    /// `bbr_set_state(TCP_CA_Loss)`: the timeout ends a round and restarts full-pipe detection.
+    fn on_timeout(&mut self, _w: &mut CcWindow) {
+        self.ca_state = CaState::Loss;
+        self.prev_ca_state = CaState::Loss;
+        self.loss_end = self.rate.snd_max();
+        self.full_bw = 0;
+        self.round_start = true;
+        self.loss_in_phase = true;
+    }
+
+    fn pacing_rate(&self) -> Option<u64> {
+        self.pacing_rate
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}

@@ -1,0 +1,220 @@
+//! Delivery-rate estimation, draft-cheng-iccrg-delivery-rate-estimation-02 (Linux
+//! net/ipv4/tcp_rate.c): every transmitted segment is stamped with the connection's `delivered`,
+//! `delivered_time` and `first_sent_time`; when it is acknowledged the rate sample is
+//! `(delivered − P.delivered) / max(send interval, ACK interval)` over the most recently sent of
+//! the segments this ACK delivers (draft §3.3; "max" so ACK compression cannot inflate it).
+//!
+//! Bytes, not packets. Deliberate deviations:
+//! * delivery is counted on cumulative ACKs only (SACKed bytes are counted when the cumulative
+//!   ACK covers them; Linux counts them on the SACK). A recovery episode therefore delivers its
+//!   bytes in one sample at its end, whose interval covers the whole episode (so the sample is
+//!   not inflated, only late);
+//! * a sample whose interval is shorter than the minimum RTT is discarded, as Linux does
+//!   (`interval_us < tcp_min_rtt(tp)`); the minimum RTT is the caller's;
+//! * app-limited marking (draft §3.4) happens when the endpoint reports that it had less than
+//!   a segment to send with room in the window (`CongestionControl::on_app_limited`).
+
+use std::collections::VecDeque;
+
+use crate::Nanos;
+
+/// Per-segment state stamped at transmission (draft §3.2 "P.delivered", ...).
+#[derive(Clone, Copy, Debug)]
+struct SentRecord {
+    seq: u64,
+    end: u64,
+    delivered: u64,
+    delivered_time: Nanos,
+    first_sent_time: Nanos,
+    sent_time: Nanos,
+    app_limited: bool,
+}
+
+/// One rate sample (draft §3.3 "rs").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// Bytes delivered over the interval.
+    pub delivered: u64,
+    /// The interval, ns (max of send and ACK intervals).
+    pub interval: Nanos,
+    /// `C.delivered` when the sampled segment was sent (BBR's round counting).
+    pub prior_delivered: u64,
+    /// The sampled segment was sent while the sender was application-limited.
+    pub app_limited: bool,
+    /// Bytes in flight before this ACK.
+    pub prior_in_flight: u64,
+}
+
+impl RateSample {
+    /// Delivery rate in bytes per second (0 for an empty interval).
+    pub fn rate(&self) -> u64 {
+        if self.interval == 0 {
+            return 0;
+        }
+        ((self.delivered as u128 * 1_000_000_000u128) / self.interval as u128) as u64
+    }
+}
+
+/// The connection-wide counters and the in-flight records.
+#[derive(Clone, Debug, Default)]
+pub struct DeliveryRate {
+    /// C.delivered: data bytes delivered so far.
+    pub delivered: u64,
+    /// C.delivered_time: when `delivered` last grew.
+    pub delivered_time: Nanos,
+    /// C.first_sent_time: send time of the most recently delivered segment.
+    first_sent_time: Nanos,
+    /// C.app_limited: 0, or the `delivered` value that ends the app-limited phase.
+    app_limited: u64,
+    /// Sent, not yet cumulatively acknowledged, in sequence order.
+    inflight: VecDeque<SentRecord>,
+    snd_una: u64,
+    snd_max: u64,
+}
+
+impl DeliveryRate {
+    /// Bytes sent and not yet cumulatively acknowledged.
+    pub fn in_flight(&self) -> u64 {
+        self.snd_max.saturating_sub(self.snd_una)
+    }
+
+    /// The sender had nothing (or less than a segment) to send with room in the window (draft
+    /// §3.4): the samples of segments sent from now until this much is delivered are app-limited.
+    pub fn mark_app_limited(&mut self) {
+        self.app_limited = (self.delivered + self.in_flight()).max(1);
+    }
+
+    /// One past the highest data byte sent.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
+    }
+
+    /// A segment `[seq, seq+len)` (data offsets) left at `now` (draft §3.2 "on send").
+    pub fn on_send(&mut self, now: Nanos, seq: u64, len: u32) {
+        if len == 0 {
+            return;
+        }
+        if self.in_flight() == 0 {
+            // Nothing in flight: start a new sending phase (draft §3.2).
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let rec = SentRecord {
+            seq,
+            end: seq + len as u64,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            sent_time: now,
+            app_limited: self.app_limited != 0,
+        };
+        self.snd_max = self.snd_max.max(rec.end);
+        // A retransmission is re-stamped in place (Linux `tcp_rate_skb_sent` on every send).
+        match self.inflight.binary_search_by(|r| r.seq.cmp(&seq)) {
+            Ok(i) => self.inflight[i] = rec,
+            Err(i) => self.inflight.insert(i, rec),
+        }
+    }
+
+    /// The cumulative ACK moved to `snd_una` at `now`, acknowledging `acked` new data bytes.
+    /// Returns the rate sample, or `None` when no valid sample can be taken (draft §3.3).
+    pub fn on_ack(&mut self, now: Nanos, snd_una: u64, acked: u64, min_rtt: Option<Nanos>) -> Option<RateSample> {
+        let prior_in_flight = self.in_flight();
+        self.snd_una = self.snd_una.max(snd_una);
+        self.delivered += acked;
+        self.delivered_time = now;
+        // The most recently *sent* record among those now delivered carries the sample.
+        let mut newest: Option<SentRecord> = None;
+        while self.inflight.front().is_some_and(|r| r.end <= snd_una) {
+            let r = self.inflight.pop_front().unwrap();
+            if newest.is_none_or(|n| r.sent_time >= n.sent_time) {
+                newest = Some(r);
+            }
+        }
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let p = newest?;
+        // Later samples measure their send interval from this segment's send time.
+        self.first_sent_time = p.sent_time;
+        let send_interval = p.sent_time.saturating_sub(p.first_sent_time);
+        let ack_interval = now.saturating_sub(p.delivered_time);
+        let interval = send_interval.max(ack_interval);
+        if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(RateSample { delivered: self.delivered - p.delivered, interval, prior_delivered: p.delivered, app_limited: p.app_limited, prior_in_flight })
+    }
+
+    /// A retransmission timeout: the records stay (their retransmissions re-stamp them).
+    pub fn on_timeout(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MS: Nanos = 1_000_000;
+
+    #[test]
+    fn a_paced_stream_samples_the_sending_rate() {
+        // One 1000-byte segment per ms, each acknowledged 50 ms after it left: 1 MB/s.
+        let mut d = DeliveryRate::default();
+        let mut last = None;
+        for t in 0..150u64 {
+            if t >= 50 {
+                let k = t - 50;
+                if let Some(s) = d.on_ack(t * MS, (k + 1) * 1000, 1000, Some(50 * MS)) {
+                    last = Some(s);
+                }
+            }
+            if t < 100 {
+                d.on_send(t * MS, t * 1000, 1000);
+            }
+        }
+        let s = last.expect("samples once the interval reaches min_rtt");
+        // The last sample: the segment sent at 99 ms was stamped with delivered = 50 000 (the
+        // ACK of segment 49 at 99 ms); its ACK at 149 ms makes 50 000 bytes over
+        // max(99 − 49, 149 − 99) ms = 50 ms → 1 MB/s.
+        assert_eq!(s.rate(), 1_000_000);
+        assert_eq!(s.interval, 50 * MS);
+        assert!(!s.app_limited);
+    }
+
+    #[test]
+    fn the_ack_interval_bounds_a_compressed_ack_burst() {
+        // Ten segments sent 1 ms apart, all ACKed at once 100 ms later: the send interval is 9 ms
+        // but the delivery took 100 ms since the first send; the sample uses the longer interval.
+        let mut d = DeliveryRate::default();
+        for k in 0..10u64 {
+            d.on_send(k * MS, k * 1000, 1000);
+        }
+        let s = d.on_ack(100 * MS, 10_000, 10_000, None).unwrap();
+        assert_eq!((s.delivered, s.interval), (10_000, 100 * MS));
+        assert_eq!(s.prior_in_flight, 10_000);
+    }
+
+    #[test]
+    fn app_limited_marks_samples_until_the_marked_bytes_are_delivered() {
+        let mut d = DeliveryRate::default();
+        d.on_send(0, 0, 1000);
+        d.mark_app_limited(); // 1000 in flight: app-limited until delivered > 1000
+        d.on_send(MS, 1000, 1000);
+        let s1 = d.on_ack(20 * MS, 1000, 1000, None).unwrap();
+        assert!(!s1.app_limited, "sent before the mark");
+        assert!(d.is_app_limited(), "delivered (1000) has not passed the mark (1000)");
+        let s2 = d.on_ack(21 * MS, 2000, 1000, None).unwrap();
+        assert!(s2.app_limited, "sent after the mark");
+        assert!(!d.is_app_limited(), "the phase ends once the marked bytes are delivered");
+    }
+
+    #[test]
+    fn intervals_shorter_than_min_rtt_are_discarded() {
+        let mut d = DeliveryRate::default();
+        d.on_send(0, 0, 1000);
+        assert_eq!(d.on_ack(5 * MS, 1000, 1000, Some(10 * MS)), None);
+    }
+}

@@ -1,0 +1,62 @@
+//! Unit checks of BBR's constants, parameters and sizing arithmetic (the behaviour over a path is
+//! tested in `tests/endpoint/bbr.rs`).
+
+use super::*;
+
+#[test]
+fn gains_are_linuxs_fixed_point_values() {
+    // Linux: bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1, bbr_drain_gain = BBR_UNIT * 1000 / 2885.
+    assert_eq!(HIGH_GAIN, 739);
+    assert_eq!(DRAIN_GAIN, 88);
+    assert_eq!(PACING_GAIN, [320, 192, 256, 256, 256, 256, 256, 256]);
+    assert_eq!(CWND_GAIN, 512);
+}
+
+#[test]
+fn pacing_rate_keeps_a_one_percent_margin() {
+    assert_eq!(BbrCc::rate_for(1_000_000, UNIT), 990_000);
+    assert_eq!(BbrCc::rate_for(1_000_000, UNIT * 5 / 4), 1_237_500);
+}
+
+#[test]
+fn bdp_rounds_up_to_whole_packets_and_quantization_adds_three_tso_goals() {
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    assert_eq!(b.bdp_pkts(1_000_000, UNIT, 1000), 10, "no RTT sample yet: TCP_INIT_CWND");
+    b.min_rtt.update(0, 40 * MS);
+    // 1 MB/s × 40 ms = 40 000 bytes = 40 packets; ×2.885 = 115.4 → 116.
+    assert_eq!(b.bdp_pkts(1_000_000, UNIT, 1000), 40);
+    assert_eq!(b.bdp_pkts(1_000_000, HIGH_GAIN, 1000), 116);
+    // Pacing 1 MB/s: 1 MB/s >> 10 = 976 bytes < 1 segment, above 1.2 Mbit/s → TSO goal 2.
+    b.pacing_rate = Some(1_000_000);
+    assert_eq!(b.tso_segs_goal(1000), 2);
+    assert_eq!(b.quantization_budget(41, 1000), 48, "41 + 6, rounded up to even");
+    b.pacing_rate = Some(100_000); // below 1.2 Mbit/s: one segment
+    assert_eq!(b.quantization_budget(40, 1000), 44, "40 + 3, rounded up to even");
+    b.pacing_rate = Some(12_500_000); // 100 Mbit/s: 12 207 bytes per ms → 8 segments of 1448
+    assert_eq!(b.tso_segs_goal(1448), 8);
+}
+
+#[test]
+fn params_parse_and_reject() {
+    let mut p = BbrParams::DEFAULT;
+    p.set("bbr", "probe_rtt_ms", 100.0).unwrap();
+    p.set("bbr", "ack_aggregation", 0.0).unwrap();
+    assert_eq!(p, BbrParams { min_rtt_win_ms: 10_000, probe_rtt_ms: 100, ack_aggregation: false });
+    assert!(p.set("bbr", "ack_aggregation", 2.0).unwrap_err().contains("0 or 1"));
+    assert!(p.set("bbr", "probe_rtt_ms", 1.5).unwrap_err().contains("whole number"));
+    assert!(p.set("bbr", "gain", 1.0).unwrap_err().contains("min_rtt_win_ms"));
+    p.min_rtt_win_ms = 0;
+    assert!(p.check().is_err());
+}
+
+#[test]
+fn probe_bw_never_starts_in_the_drain_phase() {
+    // Linux: cycle_idx = CYCLE_LEN − 1 − random(7), then advanced: any phase but 3/4 (index 1).
+    let mut seen = [false; 8];
+    for seed in 0..200 {
+        let mut b = BbrCc::new(BbrParams::DEFAULT, seed);
+        b.reset_probe_bw_mode(0);
+        seen[b.cycle_idx] = true;
+    }
+    assert_eq!(seen, [true, false, true, true, true, true, true, true]);
+}

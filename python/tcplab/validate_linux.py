@@ -1,0 +1,348 @@
+"""`tcplab validate-linux`: tcplab's TCP beside the kernel's, case by case (issue 26).
+
+Each case is one dumbbell — sender host, two routers, receiver host; 1 Gbit/s access links of
+10 µs; the bottleneck at `rate` with one-way delay RTT/2 − 20 µs and a DropTail buffer of
+`buffer` × BDP packets (1500-byte packets) — run twice over the identical link and queue code:
+
+* `sim`: tcplab's own endpoint (`reno` → `sack-rfc6675`, `cubic` → `cubic`, `bbr` → `bbr`) in
+  the simulator, tuned as the kernel runs: IW10, window scaling, 16 MiB buffers, 200 ms minimum
+  RTO, an ACK for every segment, MSS 1448 (1500-byte packets, no timestamps);
+* `linux`: the kernel's TCP (`linux-<cc>`) through `tcplab emulate` (namespaces, real time),
+  with per-namespace settings written in every case's `kernel_settings` (timestamps off so the MSS
+  is the simulator's, 16 MiB socket buffers, no metrics cache, GSO limited to one segment on the
+  TAP device so nothing leaves in bursts a 1500-byte wire would not carry).
+
+Per case: aggregate throughput, retransmitted segments, RTT p50/p95 and queueing delay p95
+(RTT − the path's propagation RTT) from smoothed-RTT samples every 10 ms (the kernel's TCP_INFO
+`tcpi_rtt`, the simulator's `srtt` trace), and the distance between the two cwnd-over-time
+curves of the first flow (mean |sim − linux| over a 10 ms grid ÷ mean linux cwnd). Verdict per
+case against the issue's targets: throughput error ≤ 5 %, p95 queueing-delay error ≤ 10 %,
+retransmissions within ±20 % or ±3. A variant this build lacks is "skipped: variant not in this
+build"; a variant the kernel lacks "skipped: kernel has no ...".
+"""
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from dataclasses import dataclass, asdict
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+ACCESS_DELAY_S = 10e-6
+PACKET_BYTES = 1500
+MSS = 1448
+BUFFER_BYTES = "16MB"
+SAMPLE_S = 0.010
+SIM_VARIANT = {"reno": "sack-rfc6675", "cubic": "cubic", "bbr": "bbr"}
+TARGETS = {"throughput_err": 0.05, "qdelay_p95_err": 0.10, "retrans_rel": 0.20, "retrans_abs": 3}
+
+# Inside each Linux namespace, before the flows start (the emulator's [[commands]]).
+KERNEL_SETTINGS = [
+    "sysctl -qw net.ipv4.tcp_timestamps=0",
+    "sysctl -qw net.ipv4.tcp_no_metrics_save=1",
+    "sysctl -qw net.ipv4.tcp_sack=1",
+    "sysctl -qw net.ipv4.tcp_ecn=0",
+    "sysctl -qw net.ipv4.tcp_slow_start_after_idle=0",
+    "sysctl -qw 'net.ipv4.tcp_rmem=4096 16777216 16777216'",
+    "sysctl -qw 'net.ipv4.tcp_wmem=4096 16777216 16777216'",
+    "for d in /sys/class/net/tle*; do ip link set dev ${d##*/} gso_max_segs 1 gso_max_size 1500; done",
+]
+SETTINGS_START_S = 0.0
+FLOW_START_S = 0.3
+
+
+@dataclass(frozen=True)
+class Case:
+    cc: str
+    rate_mbps: int
+    rtt_ms: int
+    buffer_bdp: float
+    flows: int
+    duration_s: float
+
+    @property
+    def name(self) -> str:
+        return f"{self.cc}-{self.rate_mbps}M-{self.rtt_ms}ms-{self.buffer_bdp:g}bdp-{self.flows}f"
+
+    @property
+    def bdp_packets(self) -> float:
+        return self.rate_mbps * 1e6 * self.rtt_ms / 1e3 / 8 / PACKET_BYTES
+
+    @property
+    def buffer_packets(self) -> int:
+        return max(2, round(self.buffer_bdp * self.bdp_packets))
+
+    @property
+    def propagation_rtt_s(self) -> float:
+        return self.rtt_ms / 1e3
+
+
+def full_matrix() -> list[Case]:
+    """24 cases: per CC, 8 cells covering both rates × the three RTTs, every buffer size and both
+    flow counts (a covering subset of the 3 × 2 × 3 × 3 × 2 grid)."""
+    cells = [(10, 10, 1.0, 1), (10, 50, 0.5, 1), (10, 200, 2.0, 1), (10, 50, 2.0, 4),
+             (100, 10, 2.0, 1), (100, 50, 1.0, 1), (100, 200, 0.5, 1), (100, 10, 0.5, 4)]
+    out = []
+    for cc in ("reno", "cubic", "bbr"):
+        for rate, rtt, buf, n in cells:
+            out.append(Case(cc, rate, rtt, buf, n, 20.0 if rtt >= 200 else 10.0))
+    return out
+
+
+def quick_matrix() -> list[Case]:
+    """Three short cases (one per CC) for CI."""
+    return [Case("reno", 10, 10, 1.0, 1, 3.0), Case("cubic", 10, 20, 2.0, 1, 3.0), Case("bbr", 10, 50, 1.0, 1, 4.0)]
+
+
+def scenario_text(c: Case, stack: str) -> str:
+    one_way = c.rtt_ms / 2e3 - 2 * ACCESS_DELAY_S
+    lines = [f'name = "vl-{c.name}-{stack}"', "[run]", f'duration = "{c.duration_s + FLOW_START_S + 2:g}s"',
+             "seed = 1", "[run.trace]", "tcp = true"]
+    host_stack = "linux" if stack == "linux" else "sim"
+    for name, kind in (("h1", "host"), ("r1", "router"), ("r2", "router"), ("h2", "host")):
+        lines += ["[[nodes]]", f'name = "{name}"', f'kind = "{kind}"'] + ([f'stack = "{host_stack}"'] if kind == "host" else [])
+    access = 'rate = "1Gbps"\ndelay = "10us"\nqueue = { limit = "10000pkts" }'
+    lines += ["[[links]]", 'a = "h1"', 'b = "r1"', access]
+    lines += ["[[links]]", 'name = "bottleneck"', 'a = "r1"', 'b = "r2"', f'rate = "{c.rate_mbps}Mbps"',
+              f'delay = "{one_way * 1e6:.0f}us"', f'queue = {{ limit = "{c.buffer_packets}pkts" }}']
+    lines += ["[[links]]", 'a = "r2"', 'b = "h2"', access]
+    for i in range(c.flows):
+        lines += ["[[tcp]]", f'name = "f{i}"', 'from = "h1"', 'to = "h2"', f'start = "{FLOW_START_S:g}s"',
+                  f'duration = "{c.duration_s:g}s"']
+        if stack == "linux":
+            lines += [f'variant = "linux-{c.cc}"', f'mss = "{MSS}B"']
+        else:
+            lines += [f'variant = "{SIM_VARIANT[c.cc]}"', f'mss = "{MSS}B"', "initial_window = 10", "window_scaling = true",
+                      f'send_buffer = "{BUFFER_BYTES}"', f'recv_buffer = "{BUFFER_BYTES}"', 'min_rto = "200ms"',
+                      'ack_policy = "every"', "timestamps = false"]
+    if stack == "linux":
+        script = "; ".join(KERNEL_SETTINGS)
+        for host in ("h1", "h2"):
+            lines += ["[[commands]]", f'name = "settings-{host}"', f'host = "{host}"', f'start = "{SETTINGS_START_S:g}s"', "wait = false",
+                      f"run = {json.dumps(['sh', '-c', script])}"]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- measurements
+
+def _grid(t0: float, t1: float) -> np.ndarray:
+    return np.arange(t0, t1, SAMPLE_S)
+
+
+def _step_at(t: np.ndarray, v: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """The step function (t, v) read at every grid time (NaN before its first point)."""
+    if len(t) == 0:
+        return np.full(len(grid), np.nan)
+    i = np.searchsorted(t, grid, side="right") - 1
+    out = np.where(i >= 0, v[np.clip(i, 0, None)], np.nan)
+    return out.astype(float)
+
+
+def _sim_series(run, flow: str, t0: float, t1: float) -> dict[str, np.ndarray]:
+    tr = run.trace(flow)
+    t = tr["t_s"].to_numpy().astype(float)
+    grid = _grid(t0, t1)
+    srtt = tr["srtt_s"].to_numpy().astype(float)
+    srtt = np.where(srtt > 0, srtt, np.nan)
+    return {"t": grid, "cwnd": _step_at(t, tr["cwnd"].to_numpy().astype(float), grid), "rtt": _step_at(t, srtt, grid),
+            "acked": _step_at(t, tr["snd_una"].to_numpy().astype(float), grid),
+            "retx": _step_at(t, np.cumsum((tr["kind"] == "retransmit").to_numpy()).astype(float), grid)}
+
+
+def _linux_series(flow: dict, t0: float, t1: float) -> dict[str, np.ndarray]:
+    s = flow.get("tcp_info_samples") or {}
+    t = np.asarray(s.get("t_s", []), dtype=float)
+    grid = _grid(t0, t1)
+    return {"t": grid, "cwnd": _step_at(t, np.asarray(s.get("cwnd_bytes", []), dtype=float), grid),
+            "rtt": _step_at(t, np.asarray(s.get("rtt_s", []), dtype=float), grid),
+            "acked": _step_at(t, np.asarray(s.get("bytes_acked", []), dtype=float), grid),
+            "retx": _step_at(t, np.asarray(s.get("total_retrans", []), dtype=float), grid)}
+
+
+def _flow_metrics(series: list[dict[str, np.ndarray]], c: Case) -> dict[str, Any]:
+    # Bytes acknowledged over the measured window (both stacks' own counters on the same grid:
+    # the kernel keeps its socket open past the flow's duration).
+    acked, span = 0.0, 0.0
+    for s in series:
+        a = s["acked"]
+        ok = np.flatnonzero(~np.isnan(a))
+        if ok.size >= 2:
+            acked += a[ok[-1]] - a[ok[0]]
+            span = max(span, s["t"][ok[-1]] - s["t"][ok[0]])
+    retx = int(sum(float(np.nanmax(s["retx"], initial=0)) for s in series))
+    rtts = np.concatenate([s["rtt"][~np.isnan(s["rtt"])] for s in series]) if series else np.array([])
+    p50 = float(np.percentile(rtts, 50)) if rtts.size else None
+    p95 = float(np.percentile(rtts, 95)) if rtts.size else None
+    return {"throughput_Mbps": acked * 8 / span / 1e6 if span > 0 else 0.0, "retransmitted_segments": int(retx),
+            "rtt_p50_ms": p50 * 1e3 if p50 is not None else None, "rtt_p95_ms": p95 * 1e3 if p95 is not None else None,
+            "qdelay_p95_ms": max(0.0, p95 - c.propagation_rtt_s) * 1e3 if p95 is not None else None}
+
+
+def _rel(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None:
+        return None
+    if b == 0:
+        return 0.0 if a == 0 else math.inf
+    return abs(a - b) / abs(b)
+
+
+def cwnd_distance(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Mean |a − b| over the grid points both curves have, divided by the mean of b."""
+    ok = ~np.isnan(a) & ~np.isnan(b)
+    if not ok.any() or b[ok].mean() == 0:
+        return None
+    return float(np.abs(a[ok] - b[ok]).mean() / b[ok].mean())
+
+
+def verdict(sim: dict, lin: dict) -> dict[str, Any]:
+    """Errors of the simulator against the kernel and whether each target holds."""
+    thr = _rel(sim["throughput_Mbps"], lin["throughput_Mbps"])
+    q = None
+    if sim["qdelay_p95_ms"] is not None and lin["qdelay_p95_ms"] is not None:
+        # Relative to the kernel's p95 RTT when its queue is near empty (a ratio of two small
+        # queueing delays says nothing): |Δ qdelay| / max(qdelay_linux, 10 % of its RTT p95).
+        q = abs(sim["qdelay_p95_ms"] - lin["qdelay_p95_ms"]) / max(lin["qdelay_p95_ms"], 0.1 * lin["rtt_p95_ms"])
+    dr = abs(sim["retransmitted_segments"] - lin["retransmitted_segments"])
+    retx_ok = dr <= TARGETS["retrans_abs"] or dr <= TARGETS["retrans_rel"] * lin["retransmitted_segments"]
+    checks = {"throughput": bool(thr is not None and thr <= TARGETS["throughput_err"]),
+              "qdelay_p95": bool(q is not None and q <= TARGETS["qdelay_p95_err"]),
+              "retransmissions": bool(retx_ok)}
+    return {"throughput_err": thr, "qdelay_p95_err": q, "retrans_diff": int(dr), "checks": checks,
+            "pass": all(checks.values())}
+
+
+# ----------------------------------------------------------------------------- running
+
+def _sim_variants() -> set[str]:
+    from . import _core
+    return {row[0] for row in _core.tcp_variants()}
+
+
+def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[str]) -> dict[str, Any]:
+    from . import emulate as emu
+    from .api import Scenario, run as sim_run
+    row: dict[str, Any] = {"case": c.name, **asdict(c), "buffer_packets": c.buffer_packets,
+                           "bdp_packets": round(c.bdp_packets, 1)}
+    if SIM_VARIANT[c.cc] not in sim_variants:
+        row["status"] = "skipped: variant not in this build"
+        return row
+    if f"linux-{c.cc}" not in linux_variants:
+        row["status"] = f"skipped: kernel has no {c.cc}"
+        return row
+    t0, t1 = FLOW_START_S, FLOW_START_S + c.duration_s
+    sim = sim_run(Scenario.from_toml(scenario_text(c, "sim"), f"<validate-linux {c.name} sim>"))
+    sim_series = [_sim_series(sim, f"f{i}", t0, t1) for i in range(c.flows)]
+    lin = emu.emulate(Scenario.from_toml(scenario_text(c, "linux"), f"<validate-linux {c.name} linux>"))
+    lflows = {f["name"]: f for f in lin.summary["flows"]}
+    lin_series = [_linux_series(lflows[f"f{i}"], t0, t1) for i in range(c.flows)]
+    row["sim"] = _flow_metrics(sim_series, c)
+    row["linux"] = _flow_metrics(lin_series, c)
+    row["cwnd_distance"] = cwnd_distance(sim_series[0]["cwnd"], lin_series[0]["cwnd"])
+    row.update(verdict(row["sim"], row["linux"]))
+    e = lin.summary.get("emulation") or {}
+    row["emulation_faithful"] = bool(e.get("faithful", False))
+    row["kernel_settings"] = KERNEL_SETTINGS
+    row["status"] = "pass" if row["pass"] else "miss"
+    row["curves"] = {"t": sim_series[0]["t"].round(3).tolist(),
+                     "sim_cwnd": np.nan_to_num(sim_series[0]["cwnd"], nan=0).tolist(),
+                     "linux_cwnd": np.nan_to_num(lin_series[0]["cwnd"], nan=0).tolist()}
+    return row
+
+
+def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    from . import emulate as emu
+    refusal = emu.refusal()
+    if refusal is not None:
+        raise emu.EmulationRefused(refusal)
+    sim_variants = _sim_variants()
+    linux_variants = set(emu.linux_variants())
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tcplab-validate-linux-") as work:
+        for c in cases:
+            progress(c.name)
+            rows.append(run_case(c, Path(work), sim_variants, linux_variants))
+    ran = [r for r in rows if r["status"] in ("pass", "miss")]
+    thr = [r["throughput_err"] for r in ran if r.get("throughput_err") is not None]
+    result = {"targets": TARGETS, "kernel_settings": KERNEL_SETTINGS,
+              "sim_settings": {"variants": SIM_VARIANT, "mss": MSS, "initial_window": 10, "buffers": BUFFER_BYTES,
+                               "min_rto": "200ms", "ack_policy": "every", "timestamps": False},
+              "cases": rows,
+              "overall": {"cases": len(rows), "ran": len(ran), "passed": sum(r["status"] == "pass" for r in rows),
+                          "skipped": sum(r["status"].startswith("skipped") for r in rows),
+                          "median_throughput_err": float(np.median(thr)) if thr else None,
+                          "pass": bool(ran) and all(r["status"] == "pass" for r in ran)}}
+    write_outputs(result, out)
+    return result
+
+
+# ----------------------------------------------------------------------------- outputs
+
+COLUMNS = ["case", "status", "thr sim/linux Mbit/s", "thr err", "retx sim/linux", "RTT p50 sim/linux ms",
+           "RTT p95 sim/linux ms", "qdelay p95 err", "cwnd dist"]
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f} %"
+
+
+def table_rows(result: dict[str, Any]) -> list[dict[str, str]]:
+    out = []
+    for r in result["cases"]:
+        if "sim" not in r:
+            out.append({"case": r["case"], "status": r["status"]})
+            continue
+        s, l = r["sim"], r["linux"]
+        f = lambda a, b, d=1: f"{a:.{d}f} / {b:.{d}f}" if a is not None and b is not None else "—"
+        out.append({"case": r["case"], "status": r["status"] + ("" if r["emulation_faithful"] else " (emulation not faithful)"),
+                    "thr sim/linux Mbit/s": f(s["throughput_Mbps"], l["throughput_Mbps"], 2), "thr err": _pct(r["throughput_err"]),
+                    "retx sim/linux": f"{s['retransmitted_segments']} / {l['retransmitted_segments']}",
+                    "RTT p50 sim/linux ms": f(s["rtt_p50_ms"], l["rtt_p50_ms"]), "RTT p95 sim/linux ms": f(s["rtt_p95_ms"], l["rtt_p95_ms"]),
+                    "qdelay p95 err": _pct(r["qdelay_p95_err"]), "cwnd dist": _pct(r["cwnd_distance"])})
+    return out
+
+
+def text_table(result: dict[str, Any]) -> str:
+    rows = table_rows(result)
+    widths = {c: max(len(c), *(len(r.get(c, "")) for r in rows)) for c in COLUMNS}
+    lines = ["  ".join(c.ljust(widths[c]) for c in COLUMNS)]
+    lines += ["  ".join(r.get(c, "").ljust(widths[c]) for c in COLUMNS) for r in rows]
+    o = result["overall"]
+    lines.append(f"overall: {o['passed']}/{o['ran']} cases within every target ({o['skipped']} skipped); "
+                 f"median throughput error {_pct(o['median_throughput_err'])}; {'PASS' if o['pass'] else 'MISS'}")
+    return "\n".join(lines)
+
+
+def write_outputs(result: dict[str, Any], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "validate-linux.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / "validate-linux.txt").write_text(text_table(result) + "\n")
+    write_html(result, out / "validate-linux.html")
+
+
+def write_html(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from .report.figures import figure_to_data_uri
+    from .report.page import _e, _page, _table, _write
+    body = [f"<pre>{_e(text_table(result))}</pre>", _table(table_rows(result), COLUMNS),
+            "<h2>Settings</h2>", f"<pre>{_e(json.dumps({'kernel': result['kernel_settings'], 'simulator': result['sim_settings']}, indent=1))}</pre>",
+            "<h2>cwnd of the first flow: simulator and kernel</h2>"]
+    for r in result["cases"]:
+        if "curves" not in r:
+            continue
+        cv = r["curves"]
+        fig, ax = plt.subplots(figsize=(7, 2.6))
+        ax.plot(cv["t"], np.asarray(cv["sim_cwnd"]) / 1e3, label="tcplab (simulator)", lw=1)
+        ax.plot(cv["t"], np.asarray(cv["linux_cwnd"]) / 1e3, label="Linux (emulator, TCP_INFO)", lw=1)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (KB)")
+        ax.set_title(f"{r['case']}: {r['status']}, distance {_pct(r['cwnd_distance'])}", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        body.append(f'<p><img alt="{_e(r["case"])}" src="{figure_to_data_uri(fig)}"></p>')
+        plt.close(fig)
+    _write(path, _page("tcplab validate-linux: tcplab's TCP beside the kernel's", "".join(body)))

@@ -1,0 +1,101 @@
+"""`tcplab validate-linux` (issue 26): the matrix covers the issue's grid, its scenarios are valid,
+the verdict applies the targets; and where emulation is possible (root, /dev/net/tun) the
+--quick matrix runs and its output has the promised structure and invariants (never asserting
+the verdicts, which depend on how close the stacks are)."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import tcplab
+from tcplab import emulate as emu
+from tcplab import validate_linux as vl
+
+REFUSAL = emu.refusal()
+
+
+def test_full_matrix_covers_the_grid():
+    cases = vl.full_matrix()
+    assert len(cases) >= 24 and len({c.name for c in cases}) == len(cases)
+    assert {c.cc for c in cases} == {"reno", "cubic", "bbr"}
+    assert {c.rate_mbps for c in cases} == {10, 100}
+    assert {c.rtt_ms for c in cases} == {10, 50, 200}
+    assert {c.buffer_bdp for c in cases} == {0.5, 1.0, 2.0}
+    assert {c.flows for c in cases} == {1, 4}
+    # Every CC sees both rates, every RTT, every buffer and both flow counts.
+    for cc in ("reno", "cubic", "bbr"):
+        mine = [c for c in cases if c.cc == cc]
+        assert {(c.rate_mbps, c.rtt_ms) for c in mine} >= {(r, t) for r in (10, 100) for t in (10, 50, 200)}
+        assert {c.buffer_bdp for c in mine} == {0.5, 1.0, 2.0} and {c.flows for c in mine} == {1, 4}
+
+
+def test_buffer_is_the_bdp_multiple_in_packets():
+    c = vl.Case("bbr", 100, 50, 2.0, 1, 10.0)
+    # 100 Mbit/s × 50 ms = 625 000 bytes = 416.7 packets of 1500 bytes; ×2 = 833.
+    assert c.buffer_packets == 833
+    assert vl.Case("reno", 10, 10, 0.5, 1, 1.0).buffer_packets == 4
+
+
+@pytest.mark.parametrize("stack", ["sim", "linux"])
+def test_case_scenarios_are_valid(stack):
+    for c in vl.full_matrix():
+        if stack == "sim" and vl.SIM_VARIANT[c.cc] not in {r[0] for r in tcplab._core.tcp_variants()}:
+            continue
+        sc = tcplab.Scenario.from_toml(vl.scenario_text(c, stack), f"<{c.name}>")
+        if stack == "sim":
+            sc.validate()
+        text = vl.scenario_text(c, stack)
+        assert f'limit = "{c.buffer_packets}pkts"' in text and text.count("[[tcp]]") == c.flows
+
+
+def test_verdict_applies_the_targets():
+    base = {"throughput_Mbps": 10.0, "retransmitted_segments": 100, "rtt_p50_ms": 60.0, "rtt_p95_ms": 80.0, "qdelay_p95_ms": 30.0}
+    v = vl.verdict(dict(base, throughput_Mbps=9.6), base)
+    assert v["pass"] and abs(v["throughput_err"] - 0.04) < 1e-9
+    assert not vl.verdict(dict(base, throughput_Mbps=9.4), base)["checks"]["throughput"]
+    assert vl.verdict(dict(base, retransmitted_segments=119), base)["checks"]["retransmissions"]
+    assert not vl.verdict(dict(base, retransmitted_segments=121), base)["checks"]["retransmissions"]
+    few = dict(base, retransmitted_segments=2)
+    assert vl.verdict(dict(base, retransmitted_segments=5), few)["checks"]["retransmissions"], "±3 holds for small counts"
+    assert vl.verdict(dict(base, qdelay_p95_ms=32.9), base)["checks"]["qdelay_p95"]
+    assert not vl.verdict(dict(base, qdelay_p95_ms=33.1), base)["checks"]["qdelay_p95"]
+
+
+def test_cwnd_distance():
+    import numpy as np
+    a = np.array([10.0, 10.0, np.nan, 20.0])
+    b = np.array([10.0, 20.0, 5.0, 20.0])
+    assert math.isclose(vl.cwnd_distance(a, b), (0 + 10 + 0) / 3 / (50 / 3))
+    assert vl.cwnd_distance(np.array([np.nan]), np.array([1.0])) is None
+
+
+@pytest.mark.skipif(REFUSAL is not None, reason=f"emulation unavailable: {REFUSAL}")
+def test_quick_matrix_runs_and_reports(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "validate-linux", "--quick", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    r = json.loads((tmp_path / "validate-linux.json").read_text())
+    assert (tmp_path / "validate-linux.html").read_text().count("<img") == r["overall"]["ran"]
+    assert "overall:" in (tmp_path / "validate-linux.txt").read_text() and "overall:" in p.stdout
+    assert len(r["cases"]) == len(vl.quick_matrix()) == r["overall"]["cases"]
+    sim_variants = {row[0] for row in tcplab._core.tcp_variants()}
+    for c in r["cases"]:
+        if vl.SIM_VARIANT[c["cc"]] not in sim_variants:
+            assert c["status"] == "skipped: variant not in this build"
+            continue
+        assert c["status"] in ("pass", "miss")
+        assert c["status"] == ("pass" if all(c["checks"].values()) else "miss")
+        for side in ("sim", "linux"):
+            m = c[side]
+            # Nobody beats the bottleneck; RTT percentiles are ordered and above the propagation RTT.
+            assert 0 < m["throughput_Mbps"] <= c["rate_mbps"] * 1.01, (side, m)
+            assert c["rtt_ms"] * 0.99 <= m["rtt_p50_ms"] <= m["rtt_p95_ms"], (side, m)
+            assert m["retransmitted_segments"] >= 0 and m["qdelay_p95_ms"] >= 0
+        assert c["cwnd_distance"] is not None and c["cwnd_distance"] >= 0
+        assert len(c["curves"]["t"]) == len(c["curves"]["sim_cwnd"]) == len(c["curves"]["linux_cwnd"]) > 0
+        assert c["kernel_settings"] == r["kernel_settings"]
+    assert r["overall"]["ran"] + r["overall"]["skipped"] == r["overall"]["cases"]
