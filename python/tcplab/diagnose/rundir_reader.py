@@ -21,11 +21,13 @@ from .rtt import rtt_samples
 def _default_ack_policy(variant: str) -> str:
     if variant.startswith("lite"):
         return "every_packet" if variant == "lite.5" else "bsd_delayed"
+    if variant in ("dctcp", "prague", "modern"):
+        return "bsd_delayed"
     return "every_packet"
 
 
 def _default_timer(variant: str) -> str:
-    return "fine" if variant in ("newreno", "sack-rfc6675", "scalable-ecn") else "bsd"
+    return "fine" if variant in ("newreno", "sack-rfc6675", "scalable-ecn", "cubic", "dctcp", "prague", "modern") else "bsd"
 
 
 def _scenario_flows(rd) -> dict[str, dict]:
