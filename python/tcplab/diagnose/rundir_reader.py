@@ -21,11 +21,18 @@ from .rtt import rtt_samples
 def _default_ack_policy(variant: str) -> str:
     if variant.startswith("lite"):
         return "every_packet" if variant == "lite.5" else "bsd_delayed"
+    if variant in ("dctcp", "prague", "modern"):
+        return "bsd_delayed"
     return "every_packet"
 
 
 def _default_timer(variant: str) -> str:
-    return "fine" if variant in ("newreno", "sack-rfc6675", "scalable-ecn", "bbr") else "bsd"
+    """The variant's timer model as the core's registry declares it (`tcplab variants`)."""
+    from .. import _core
+    for name, _description, parts, _params in _core.tcp_variants():
+        if name == variant:
+            return "fine" if "timer fine" in parts else "bsd"
+    return "bsd"
 
 
 def _scenario_flows(rd) -> dict[str, dict]:
