@@ -3,6 +3,7 @@
 //! trait, nodes with processing delay, static shortest-path routing, and per-link monitors.
 
 pub mod capture;
+pub mod ethernet;
 pub mod link;
 pub mod monitor;
 pub mod node;
