@@ -44,6 +44,9 @@ pub struct Link {
     pub aqm: bool,
     /// Whether `script` was given any entries (it may have used them all since).
     pub scripted: bool,
+    /// On a shared medium: (index of the LAN, this direction's station on it). The transmitter
+    /// then waits for the medium instead of starting at once (`sim::lan`).
+    pub lan: Option<(u32, u32)>,
     pub params: LinkParams,
     /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
     pub pipe: VecDeque<(SimTime, PacketId)>,
