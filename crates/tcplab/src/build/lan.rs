@@ -8,7 +8,7 @@ use super::checks::{check_name, link_bytes, prob, Ctx, NodeLookup};
 use super::queues;
 use crate::engine::{RngStreams, SimTime};
 use crate::net::ethernet::{Access, Medium, MediumParams, GAP_BITS};
-use crate::net::link::{DropScript, Link, LinkParams};
+use crate::net::link::{DropScript, Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind};
 use crate::scenario::{LanAccess, Scenario, ScenarioError};
@@ -34,11 +34,17 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         }
     }
     let mut names: HashMap<&str, usize> = HashMap::new();
+    if sc.lan.len() > MAX_LANS {
+        return Err(ctx.err("lan".into(), format!("at most {MAX_LANS} lans, got {}", sc.lan.len())));
+    }
     for (i, cfg) in sc.lan.iter().enumerate() {
         let f = |k: &str| format!("lan[{i}].{k}");
         check_name(ctx, f("name"), &cfg.name)?;
         if names.insert(cfg.name.as_str(), i).is_some() {
             return Err(ctx.err(f("name"), format!("duplicate lan name {:?}", cfg.name)));
+        }
+        if cfg.nodes.len() > MAX_LAN_STATIONS {
+            return Err(ctx.err(f("nodes"), format!("at most {MAX_LAN_STATIONS} nodes on a lan, got {}", cfg.nodes.len())));
         }
         if cfg.nodes.len() < 2 {
             return Err(ctx.err(f("nodes"), format!("a lan joins at least two nodes, got {}", cfg.nodes.len())));
@@ -132,7 +138,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                     rng: rngs.stream("link-loss", idx),
                     script: DropScript::default(),
                     scripted: false,
-                    lan: Some((lan_ix, si as u32)),
+                    lan: (lan_ix << 16) | si as u32,
                 });
             }
         }
@@ -140,6 +146,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         out.push(Lan {
             medium: Medium::new(cfg.name.clone(), params, stations.len(), rng),
             pending: vec![VecDeque::new(); stations.len()],
+            scratch: Vec::new(),
             station_nodes: stations,
         });
     }

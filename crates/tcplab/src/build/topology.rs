@@ -130,7 +130,7 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
                 rng: rngs.stream("link-loss", idx),
                 script: DropScript::default(),
                 scripted: false,
-                lan: None,
+                lan: crate::net::link::NO_LAN,
             });
             drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }
@@ -155,7 +155,7 @@ pub(super) fn select_links(ctx: &Ctx, sc: &Scenario, links: &mut [Link]) -> Resu
         let mut hit = false;
         for l in links.iter_mut() {
             let named = sc.links.iter().any(|c| c.name.as_deref() == Some(t.as_str()) && (format!("{}->{}", c.a, c.b) == l.name || format!("{}->{}", c.b, c.a) == l.name));
-            let on_lan = l.lan.is_some_and(|(x, _)| sc.lan[x as usize].name == *t);
+            let on_lan = l.on_lan().is_some_and(|(x, _)| sc.lan[x as usize].name == *t);
             if t == "all" || *t == l.name || named || on_lan {
                 l.monitor.pcap = Some(Box::new(crate::trace::pcap::link_capture()));
                 hit = true;

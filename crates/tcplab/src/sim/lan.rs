@@ -20,12 +20,14 @@ pub struct Lan {
     /// Per station, its link directions whose head frame waits for the medium, oldest first;
     /// the front one's frame is the medium's while the station is not idle there.
     pub pending: Vec<VecDeque<u32>>,
+    /// The medium's requests being handled, swapped with `medium.out` (no allocation per call).
+    pub scratch: Vec<MediumOut>,
 }
 
 impl Simulation {
     /// Link direction `l` (on a LAN) has put a frame on its transmitter: it waits for the medium.
     pub(crate) fn lan_ready(&mut self, now: SimTime, l: u32) {
-        let (lan, station) = self.links[l as usize].lan.expect("a LAN link direction");
+        let (lan, station) = self.links[l as usize].on_lan().expect("a LAN link direction");
         self.lans[lan as usize].pending[station as usize].push_back(l);
         self.lan_feed(now, lan, station);
         self.lan_drain(now, lan);
@@ -50,13 +52,15 @@ impl Simulation {
 
     fn lan_drain(&mut self, now: SimTime, lan: u32) {
         loop {
-            let outs = std::mem::take(&mut self.lans[lan as usize].medium.out);
-            if outs.is_empty() {
+            let x = &mut self.lans[lan as usize];
+            if x.medium.out.is_empty() {
                 return;
             }
-            for o in outs {
+            let mut outs = std::mem::take(&mut x.scratch);
+            std::mem::swap(&mut outs, &mut x.medium.out);
+            for &o in &outs {
                 match o {
-                    MediumOut::Timer { station, at, gen } => self.events.schedule(at, Event::Lan { lan, station, gen }),
+                    MediumOut::Timer { station, at, gen } => self.events.schedule(at, Event::Lan { lan: lan as u16, station: station as u16, gen }),
                     MediumOut::Sent { station } => {
                         let l = self.lans[lan as usize].pending[station as usize].pop_front().expect("sent frame");
                         self.tx_done(now, l);
@@ -74,6 +78,8 @@ impl Simulation {
                     }
                 }
             }
+            outs.clear();
+            self.lans[lan as usize].scratch = outs;
         }
     }
 }

@@ -47,7 +47,8 @@ pub enum Event {
     /// A traffic connection's application wakes up (keystroke, end of a sleep, on/off period).
     AppWake { conn: u32, gen: u32 },
     /// A shared medium's timer for one of its stations (see [`lan`]).
-    Lan { lan: u32, station: u32, gen: u32 },
+    /// (16-bit indices keep `Event` at 12 bytes.)
+    Lan { lan: u16, station: u16, gen: u32 },
     /// Edge of the measurement window (`run.measure`): false = start, true = end.
     Measure(bool),
     /// End of the run.
@@ -279,7 +280,7 @@ impl Simulation {
                 Event::Tick { host, slow } => self.bsd_tick(now, host, slow),
                 Event::ConvArrival(s) => self.conv_arrival(now, s),
                 Event::AppWake { conn, gen } => self.on_app_wake(now, conn, gen),
-                Event::Lan { lan, station, gen } => self.lan_timer(now, lan, station, gen),
+                Event::Lan { lan, station, gen } => self.lan_timer(now, lan as u32, station as u32, gen),
                 Event::Measure(end) => self.measure_edge(now, end),
                 Event::Stop => {
                     self.ended = true;
@@ -416,7 +417,7 @@ impl Simulation {
             link.monitor.on_queue_change(now, 0, true);
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
-            if link.lan.is_some() {
+            if link.lan != crate::net::link::NO_LAN {
                 self.lan_ready(now, l);
             } else {
                 let t = now + link.tx_time(size);
@@ -506,7 +507,7 @@ impl Simulation {
             let q = link.queue.len_pkts() as u32;
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
-            if link.lan.is_some() {
+            if link.lan != crate::net::link::NO_LAN {
                 self.lan_ready(now, l);
             } else {
                 let t = now + link.tx_time(nsize);
