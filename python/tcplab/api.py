@@ -111,6 +111,13 @@ class Scenario:
         data["links"].append({"a": a, "b": b, "rate": rate, "delay": delay, **kw})
         return self
 
+    def add_lan(self, name: str, nodes: list[str], **kw: Any) -> "Scenario":
+        """A shared medium (`[[lan]]`, docs/ethernet.md): 10 Mbit/s Ethernet unless `kw` says otherwise."""
+        data = self.data  # parse a loaded text before forgetting it
+        self._text = None
+        data.setdefault("lan", []).append({"name": name, "nodes": list(nodes), **kw})
+        return self
+
     def add_udp(self, name: str, src: str, dst: str, **kw: Any) -> "Scenario":
         data = self.data  # parse a loaded text before forgetting it
         self._text = None

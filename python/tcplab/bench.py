@@ -88,6 +88,20 @@ def tcplib_backbone(routers: int = 4, hosts_per_router: int = 8, duration: str =
     return sc
 
 
+def shared_medium_cbr(access: str | None, duration: str = "200s") -> Scenario:
+    """One 9 Mb/s CBR source (1000-byte packets) over a 10 Mb/s segment: a `[[lan]]` with
+    `access` ("fifo" or "ethernet"), or (None) a point-to-point link with the same 26-byte
+    framing, for the engine's cost per packet on a shared medium against a link (issue 25)."""
+    sc = Scenario(name=f"bench-cbr-{access or 'p2p'}", run={"duration": duration, "stop_when_done": False})
+    sc.add_node("a", "host").add_node("b", "host")
+    if access is None:
+        sc.add_link("a", "b", rate="10Mbps", delay="5us", overhead="26B")
+    else:
+        sc.add_lan("seg", ["a", "b"], access=access)
+    sc.add_udp("cbr", "a", "b", pattern="cbr", rate="9Mbps", packet_size="1000B")
+    return sc
+
+
 CASES: dict[str, Callable[[], Scenario]] = {
     "udp-dumbbell-16": lambda: udp_dumbbell(16),
     "poisson-queue": poisson_queue,
@@ -99,6 +113,10 @@ CASES: dict[str, Callable[[], Scenario]] = {
     "tcp-dumbbell-16384": lambda: tcp_dumbbell(16384),
     "short-transfers-100000": lambda: short_transfers(100_000),
     "tcplib-backbone-1000": tcplib_backbone,
+    # A shared medium's cost per packet against a point-to-point link (issue 25).
+    "cbr-p2p": lambda: shared_medium_cbr(None),
+    "cbr-lan-fifo": lambda: shared_medium_cbr("fifo"),
+    "cbr-lan-ethernet": lambda: shared_medium_cbr("ethernet"),
     # The cost of tracing (compare with tcp-dumbbell-16; with tracing off the trace code is skipped).
     "tcp-dumbbell-16-traced": lambda: tcp_dumbbell(16, traced=True),
 }

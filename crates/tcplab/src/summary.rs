@@ -276,6 +276,49 @@ fn shared_bottlenecks(sim: &Simulation, links: &[LinkSummary], flows: &[FlowSumm
     out
 }
 
+/// A shared medium's counters over the run (`crate::net::ethernet::MediumCounters`).
+#[derive(Serialize, Clone, Debug)]
+pub struct LanSummary {
+    pub name: String,
+    pub access: &'static str,
+    pub stations: Vec<String>,
+    /// Frames that got through.
+    pub frames: u64,
+    /// Collisions detected by senders (two stations colliding count two).
+    pub collisions: u64,
+    pub collisions_per_frame: f64,
+    pub backoff_slots: u64,
+    pub excessive_collision_drops: u64,
+    pub deferrals: u64,
+    /// Fraction of the run the medium carried frames that got through (preamble to FCS).
+    pub utilization: f64,
+    /// Fraction of station-time spent in transmissions that collided (frame parts and jams).
+    pub collision_time: f64,
+}
+
+fn lan_summaries(sim: &Simulation) -> Vec<LanSummary> {
+    let now = sim.now().0.max(1) as f64;
+    sim.lans
+        .iter()
+        .map(|x| {
+            let c = x.medium.counters;
+            LanSummary {
+                name: x.medium.name.clone(),
+                access: x.medium.params.access.name(),
+                stations: x.station_nodes.iter().map(|&n| sim.nodes[n as usize].name.clone()).collect(),
+                frames: c.frames,
+                collisions: c.collisions,
+                collisions_per_frame: if c.frames == 0 { 0.0 } else { c.collisions as f64 / c.frames as f64 },
+                backoff_slots: c.backoff_slots,
+                excessive_collision_drops: c.excessive_collision_drops,
+                deferrals: c.deferrals,
+                utilization: c.frame_ns as f64 / now,
+                collision_time: c.collision_ns as f64 / now,
+            }
+        })
+        .collect()
+}
+
 #[derive(Serialize, Clone, Debug)]
 pub struct ConservationSummary {
     pub created: u64,
@@ -295,6 +338,9 @@ pub struct Summary {
     /// The link direction with the highest utilization (drawn in the TCP trace graph).
     pub bottleneck: Option<String>,
     pub links: Vec<LinkSummary>,
+    /// Shared media (`[[lan]]`); absent when the scenario has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lans: Vec<LanSummary>,
     pub flows: Vec<FlowSummary>,
     /// Jain's index per bottleneck shared by two or more flows (see [`SharedBottleneck`]);
     /// absent when no bottleneck is shared.
@@ -484,6 +530,7 @@ impl Summary {
             events: sim.events.events_popped(),
             bottleneck,
             shared_bottlenecks: shared_bottlenecks(sim, &links, &flows),
+            lans: lan_summaries(sim),
             links,
             flows,
             udp,

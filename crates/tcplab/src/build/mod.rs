@@ -7,6 +7,7 @@
 //! scripted drops); [`checks`] holds the error context and the input limits they share.
 
 mod checks;
+mod lan;
 mod queues;
 mod tcp;
 mod topology;
@@ -18,6 +19,7 @@ use crate::engine::RngStreams;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Simulation;
 
+pub use lan::{DEFAULT_LAN_DELAY, DEFAULT_LAN_MIN_PACKET, DEFAULT_LAN_MTU, DEFAULT_LAN_OVERHEAD, DEFAULT_LAN_RATE_BPS};
 pub use checks::{DEFAULT_MONITOR_INTERVAL, DEFAULT_MTU, DEFAULT_QUEUE_PKTS, MAX_LINK_BYTES, MAX_MONITOR_INTERVALS, MAX_OVERLOAD};
 
 /// Validate and build. `text` is the (overridden) TOML text, used to find lines for errors.
@@ -30,6 +32,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     let (mut nodes, node_ix) = topology::nodes(&ctx, sc, &rngs)?;
     let node = |field: String, name: &str| topology::lookup(&ctx, &node_ix, field, name);
     let (mut links, drop_cfgs) = topology::links(&ctx, sc, &rngs, &nodes, &node, interval)?;
+    let lans = lan::lans(&ctx, sc, &rngs, &nodes, &node, &mut links, interval)?;
     topology::select_links(&ctx, sc, &mut links)?;
     let (pairs, out) = topology::routes(&ctx, sc, &mut nodes, &links, &node)?;
     let route = |field: String, from: u32, to: u32| -> Result<(), ScenarioError> {
@@ -50,6 +53,7 @@ pub fn build(sc: &Scenario, text: &str, file: &str, seed: Option<u64>) -> Result
     ends.extend(traffic.iter().flat_map(|t| [(t.from, t.to), (t.to, t.from)]));
     topology::watch_bottlenecks(&nodes, &mut links, ends);
     let mut sim = Simulation::assemble(name, seed, nodes, links, udp, tcp, traffic, end, sc.run.stop_when_done);
+    sim.lans = lans;
     if let Some(m) = &sc.run.measure {
         if m.from.0 >= m.to.0 {
             return Err(ctx.err("run.measure.to".to_string(), format!("the window must end after it starts ({} >= {})", checks::fmt_ns(m.from.0 .0), checks::fmt_ns(m.to.0 .0))));

@@ -130,6 +130,7 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
                 rng: rngs.stream("link-loss", idx),
                 script: DropScript::default(),
                 scripted: false,
+                lan: crate::net::link::NO_LAN,
             });
             drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }
@@ -141,7 +142,7 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
 /// the pcap ones get their capture.
 pub(super) fn select_links(ctx: &Ctx, sc: &Scenario, links: &mut [Link]) -> Result<(), ScenarioError> {
     for (i, t) in sc.run.trace.links.iter().enumerate() {
-        if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) {
+        if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) && !sc.lan.iter().any(|c| c.name == *t) {
             let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
             return Err(ctx.err(
                 format!("run.trace.links[{i}]"),
@@ -154,7 +155,8 @@ pub(super) fn select_links(ctx: &Ctx, sc: &Scenario, links: &mut [Link]) -> Resu
         let mut hit = false;
         for l in links.iter_mut() {
             let named = sc.links.iter().any(|c| c.name.as_deref() == Some(t.as_str()) && (format!("{}->{}", c.a, c.b) == l.name || format!("{}->{}", c.b, c.a) == l.name));
-            if t == "all" || *t == l.name || named {
+            let on_lan = l.on_lan().is_some_and(|(x, _)| sc.lan[x as usize].name == *t);
+            if t == "all" || *t == l.name || named || on_lan {
                 l.monitor.pcap = Some(Box::new(crate::trace::pcap::link_capture()));
                 hit = true;
             }
@@ -169,7 +171,7 @@ pub(super) fn select_links(ctx: &Ctx, sc: &Scenario, links: &mut [Link]) -> Resu
     }
 
     for (i, t) in sc.run.monitor_links.iter().enumerate() {
-        if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) {
+        if t != "all" && !links.iter().any(|l| &l.name == t) && !sc.links.iter().any(|l| l.name.as_deref() == Some(t)) && !sc.lan.iter().any(|c| c.name == *t) {
             let known: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
             return Err(ctx.err(
                 format!("run.monitor_links[{i}]"),

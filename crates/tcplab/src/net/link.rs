@@ -20,6 +20,12 @@ use crate::engine::{SimTime, StreamRng};
 
 pub type LinkId = u32;
 
+/// `Link::lan` of a point-to-point link.
+pub const NO_LAN: u32 = u32::MAX;
+/// Most LANs in a scenario, and most stations on one (`Link::lan` packs both in 16 bits).
+pub const MAX_LANS: usize = u16::MAX as usize;
+pub const MAX_LAN_STATIONS: usize = u16::MAX as usize;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkParams {
     pub rate_bps: u64,
@@ -44,6 +50,10 @@ pub struct Link {
     pub aqm: bool,
     /// Whether `script` was given any entries (it may have used them all since).
     pub scripted: bool,
+    /// On a shared medium: the LAN's index << 16 | this direction's station on it ([`NO_LAN`]:
+    /// a point-to-point link). The transmitter then waits for the medium (`sim::lan`). Packed
+    /// into four bytes so `Link` keeps its size.
+    pub lan: u32,
     pub params: LinkParams,
     /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
     pub pipe: VecDeque<(SimTime, PacketId)>,
@@ -101,6 +111,12 @@ impl DropScript {
 }
 
 impl Link {
+    /// (LAN index, station) if this direction is on a shared medium.
+    #[inline]
+    pub fn on_lan(&self) -> Option<(u32, u32)> {
+        (self.lan != NO_LAN).then_some((self.lan >> 16, self.lan & 0xffff))
+    }
+
     /// Transmission time of a packet of `bytes` on this link.
     #[inline]
     pub fn tx_time(&self, bytes: u32) -> SimTime {

@@ -6,6 +6,7 @@ pub mod capture;
 pub mod discipline;
 pub mod droptail;
 pub mod fifo;
+pub mod ethernet;
 pub mod link;
 pub mod monitor;
 pub mod node;

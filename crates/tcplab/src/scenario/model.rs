@@ -104,7 +104,12 @@ pub struct Scenario {
     pub description: Option<String>,
     pub run: RunCfg,
     pub nodes: Vec<NodeCfg>,
+    /// Point-to-point links (a scenario made only of `[[lan]]` segments may have none).
+    #[serde(default)]
     pub links: Vec<LinkCfg>,
+    /// Shared media (Ethernet segments, multiple-access links): `docs/ethernet.md`.
+    #[serde(default)]
+    pub lan: Vec<LanCfg>,
     /// UDP-like traffic sources.
     #[serde(default)]
     pub udp: Vec<UdpCfg>,
@@ -631,4 +636,55 @@ with_tcp_options! {
         head {}
         between {}
     }
+}
+
+/// How the stations of a `[[lan]]` share it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LanAccess {
+    /// CSMA/CD: carrier sense, collisions, binary exponential backoff (IEEE 802.3).
+    Ethernet,
+    /// Ideal FIFO arbitration, no collisions (x-Sim's Ethernet "without collisions").
+    Fifo,
+}
+
+/// A shared medium every listed node attaches to (seed 000 §2.2.1: x-Sim's Ethernet and its
+/// generalisation, the multiple-access link). Defaults are 10 Mbit/s Ethernet.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LanCfg {
+    /// Name of the segment (its backoff draws come from the stream named after it).
+    pub name: String,
+    /// The hosts and routers attached (at least two). A host may be on one segment only and
+    /// then has no point-to-point link.
+    pub nodes: Vec<String>,
+    /// "ethernet" (default) or "fifo".
+    #[serde(default)]
+    pub access: Option<LanAccess>,
+    /// Default 10Mbps.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// Propagation delay between any two stations (default 5us, about 1 km of coax).
+    #[serde(default)]
+    pub delay: Option<Duration>,
+    /// Bytes added to every frame: preamble 8 + header 14 + FCS 4 (default 26B).
+    #[serde(default)]
+    pub overhead: Option<Size>,
+    /// Shorter packets are padded to this (default 46B: a 64-byte minimum frame).
+    #[serde(default)]
+    pub min_packet: Option<Size>,
+    /// Largest packet carried (default 1500B: a 1518-byte maximum frame).
+    #[serde(default)]
+    pub mtu: Option<Size>,
+    /// Idle time between frames (default 96 bit times: 9.6us at 10Mbps).
+    #[serde(default)]
+    pub gap: Option<Duration>,
+    /// Probability that a frame that got through is lost anyway, or corrupted.
+    #[serde(default)]
+    pub loss: Option<f64>,
+    #[serde(default)]
+    pub corruption: Option<f64>,
+    /// Each station's output queue toward each next hop on the segment (default: droptail, 50pkts).
+    #[serde(default)]
+    pub queue: Option<QueueCfg>,
 }

@@ -3,7 +3,9 @@
 //! This file holds the state, the event loop and the packet path; [`tcp`] (the glue to the
 //! sans-IO endpoints of `tcplab-tcp`) adds the TCP and traffic-connection methods.
 
+pub mod lan;
 pub mod tcp;
+pub use lan::Lan;
 pub use tcp::{fold_stats, is_bsd, tick_hosts, TcpConn, TrafficConn};
 
 use std::collections::HashMap;
@@ -44,6 +46,9 @@ pub enum Event {
     ConvArrival(u32),
     /// A traffic connection's application wakes up (keystroke, end of a sleep, on/off period).
     AppWake { conn: u32, gen: u32 },
+    /// A shared medium's timer for one of its stations (see [`lan`]).
+    /// (16-bit indices keep `Event` at 12 bytes.)
+    Lan { lan: u16, station: u16, gen: u32 },
     /// Edge of the measurement window (`run.measure`): false = start, true = end.
     Measure(bool),
     /// End of the run.
@@ -83,6 +88,8 @@ pub struct Simulation {
     pub pool: PacketPool,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
+    /// Shared media (`[[lan]]`); their stations' link directions carry `Link::lan`.
+    pub lans: Vec<Lan>,
     pub udp: Vec<UdpSource>,
     pub tcp: Vec<TcpConn>,
     /// The first `static_tcp` slots of `tcp` are the scenario's `[[tcp]]` flows.
@@ -150,6 +157,7 @@ impl Simulation {
             pool: PacketPool::default(),
             nodes,
             links,
+            lans: Vec::new(),
             udp,
             static_tcp: tcp.len(),
             tcp,
@@ -272,6 +280,7 @@ impl Simulation {
                 Event::Tick { host, slow } => self.bsd_tick(now, host, slow),
                 Event::ConvArrival(s) => self.conv_arrival(now, s),
                 Event::AppWake { conn, gen } => self.on_app_wake(now, conn, gen),
+                Event::Lan { lan, station, gen } => self.lan_timer(now, lan as u32, station as u32, gen),
                 Event::Measure(end) => self.measure_edge(now, end),
                 Event::Stop => {
                     self.ended = true;
@@ -408,8 +417,12 @@ impl Simulation {
             link.monitor.on_queue_change(now, 0, true);
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
-            let t = now + link.tx_time(size);
-            self.events.schedule(t, Event::TxDone(l));
+            if link.lan != crate::net::link::NO_LAN {
+                self.lan_ready(now, l);
+            } else {
+                let t = now + link.tx_time(size);
+                self.events.schedule(t, Event::TxDone(l));
+            }
             self.capture(now, l, id);
             return;
         }
@@ -446,7 +459,7 @@ impl Simulation {
     /// The link-trace tag of packet `id` if link `l` is traced (the trace is off by default:
     /// then nothing is looked up).
     #[inline]
-    fn tag_if_traced(&self, l: u32, id: PacketId) -> PacketTag {
+    pub(crate) fn tag_if_traced(&self, l: u32, id: PacketId) -> PacketTag {
         if self.links[l as usize].monitor.traced() {
             packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id)
         } else {
@@ -484,7 +497,7 @@ impl Simulation {
     }
 
     /// Begin transmitting the next queued packet of idle link `l`, if any.
-    fn start_next(&mut self, now: SimTime, l: u32) {
+    pub(crate) fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         if let Some((next, nsize)) = link.queue.dequeue(now) {
             let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), next) } else { PacketTag::NONE };
@@ -494,15 +507,19 @@ impl Simulation {
             let q = link.queue.len_pkts() as u32;
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
-            let t = now + link.tx_time(nsize);
-            self.events.schedule(t, Event::TxDone(l));
+            if link.lan != crate::net::link::NO_LAN {
+                self.lan_ready(now, l);
+            } else {
+                let t = now + link.tx_time(nsize);
+                self.events.schedule(t, Event::TxDone(l));
+            }
             self.capture(now, l, next);
         } else {
             link.monitor.on_queue_change(now, 0, false);
         }
     }
 
-    fn tx_done(&mut self, now: SimTime, l: u32) {
+    pub(crate) fn tx_done(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (id, size) = link.busy.take().expect("TxDone with idle link");
         link.monitor.on_forwarded(now, size);

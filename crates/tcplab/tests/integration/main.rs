@@ -16,6 +16,7 @@ mod conservation;
 mod determinism;
 mod fairness;
 mod input_limits;
+mod lan;
 mod link_timing;
 mod link_trace_tags;
 mod mathis;

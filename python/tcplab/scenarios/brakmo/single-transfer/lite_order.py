@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         for row in ROWS:
             tps, tos, eps = [], [], []
             for seed in range(1, a.seeds + 1):
-                s = tcplab.run(HERE / "scenario.toml", seed=seed,
+                s = tcplab.run(HERE / "scenario-p2p.toml", seed=seed,
                                overrides={**sets[row], "links[1].queue.limit": f"{buf}pkts"}).summary
                 f = s["flows"]
                 f = f["transfer"] if isinstance(f, dict) else next(x for x in f if x["name"] == "transfer")

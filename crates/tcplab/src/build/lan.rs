@@ -1,0 +1,154 @@
+//! `[[lan]]`: a shared medium per entry, and for every ordered pair of its stations a link
+//! direction (queue, monitor, propagation pipe) whose transmitter waits for the medium. The
+//! directions join the point-to-point ones, so routing, tracing and the summary treat them alike.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::checks::{check_name, link_bytes, prob, Ctx, NodeLookup};
+use super::queues;
+use crate::engine::{RngStreams, SimTime};
+use crate::net::ethernet::{Access, Medium, MediumParams, GAP_BITS};
+use crate::net::link::{DropScript, Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS};
+use crate::net::monitor::LinkMonitor;
+use crate::net::node::{Node, NodeKind};
+use crate::scenario::{LanAccess, Scenario, ScenarioError};
+use crate::sim::Lan;
+
+/// Ethernet defaults (IEEE 802.3, 10 Mbit/s).
+pub const DEFAULT_LAN_RATE_BPS: u64 = 10_000_000;
+pub const DEFAULT_LAN_DELAY: SimTime = SimTime::from_micros(5);
+pub const DEFAULT_LAN_OVERHEAD: u64 = 26;
+pub const DEFAULT_LAN_MIN_PACKET: u64 = 46;
+pub const DEFAULT_LAN_MTU: u64 = 1500;
+
+/// Build every `[[lan]]`, appending its link directions to `links`.
+pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], node: &NodeLookup, links: &mut Vec<Link>, interval: SimTime) -> Result<Vec<Lan>, ScenarioError> {
+    let mut out = Vec::with_capacity(sc.lan.len());
+    // Which segment (or point-to-point link) each host's one interface is on.
+    let mut host_on: HashMap<u32, String> = HashMap::new();
+    for l in links.iter() {
+        for n in [l.from, l.to] {
+            if nodes[n as usize].kind == NodeKind::Host {
+                host_on.entry(n).or_insert_with(|| format!("the point-to-point link {}", l.name));
+            }
+        }
+    }
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    if sc.lan.len() > MAX_LANS {
+        return Err(ctx.err("lan".into(), format!("at most {MAX_LANS} lans, got {}", sc.lan.len())));
+    }
+    for (i, cfg) in sc.lan.iter().enumerate() {
+        let f = |k: &str| format!("lan[{i}].{k}");
+        check_name(ctx, f("name"), &cfg.name)?;
+        if names.insert(cfg.name.as_str(), i).is_some() {
+            return Err(ctx.err(f("name"), format!("duplicate lan name {:?}", cfg.name)));
+        }
+        if cfg.nodes.len() > MAX_LAN_STATIONS {
+            return Err(ctx.err(f("nodes"), format!("at most {MAX_LAN_STATIONS} nodes on a lan, got {}", cfg.nodes.len())));
+        }
+        if cfg.nodes.len() < 2 {
+            return Err(ctx.err(f("nodes"), format!("a lan joins at least two nodes, got {}", cfg.nodes.len())));
+        }
+        let mut stations: Vec<u32> = Vec::with_capacity(cfg.nodes.len());
+        for (j, name) in cfg.nodes.iter().enumerate() {
+            let n = node(format!("lan[{i}].nodes[{j}]"), name)?;
+            if stations.contains(&n) {
+                return Err(ctx.err(format!("lan[{i}].nodes[{j}]"), format!("{name:?} is listed twice")));
+            }
+            if nodes[n as usize].kind == NodeKind::Host {
+                if let Some(other) = host_on.get(&n) {
+                    return Err(ctx.err(
+                        format!("lan[{i}].nodes[{j}]"),
+                        format!("host {name:?} is already on {other}; a host has one interface: attach it to one segment, or make it a router (kind = \"router\")"),
+                    ));
+                }
+                host_on.insert(n, format!("lan {:?}", cfg.name));
+            }
+            stations.push(n);
+        }
+        let rate = cfg.rate.map_or(DEFAULT_LAN_RATE_BPS as f64, |r| r.0);
+        if rate < 1.0 {
+            return Err(ctx.err(f("rate"), format!("rate must be at least 1 bit/s, got {rate}")));
+        }
+        let access = match cfg.access.unwrap_or(LanAccess::Ethernet) {
+            LanAccess::Ethernet => Access::Ethernet,
+            LanAccess::Fifo => Access::Fifo,
+        };
+        let mut params = MediumParams {
+            access,
+            rate_bps: rate.round() as u64,
+            delay: cfg.delay.map_or(DEFAULT_LAN_DELAY, |d| d.0),
+            overhead_bytes: link_bytes(ctx, f("overhead"), cfg.overhead.map_or(DEFAULT_LAN_OVERHEAD, |s| s.0))?,
+            min_packet_bytes: link_bytes(ctx, f("min_packet"), cfg.min_packet.map_or(DEFAULT_LAN_MIN_PACKET, |s| s.0))?,
+            gap: SimTime::ZERO,
+        };
+        params.gap = cfg.gap.map_or_else(|| params.bit_times(GAP_BITS), |d| d.0);
+        let mtu = link_bytes(ctx, f("mtu"), cfg.mtu.map_or(DEFAULT_LAN_MTU, |s| s.0))?;
+        if mtu == 0 || mtu < params.min_packet_bytes {
+            return Err(ctx.err(f("mtu"), format!("mtu must be positive and at least min_packet ({} B), got {mtu} B", params.min_packet_bytes)));
+        }
+        // A sender must still be sending when the farthest collision reaches it.
+        let shortest = params.frame_time(0);
+        if access == Access::Ethernet && shortest.0 < 2 * params.delay.0 {
+            return Err(ctx.err(
+                f("delay"),
+                format!(
+                    "a round trip of {} ns exceeds the shortest frame ({} ns): collisions would go undetected; shorten the segment or raise min_packet",
+                    2 * params.delay.0,
+                    shortest.0
+                ),
+            ));
+        }
+        let link_params = LinkParams {
+            rate_bps: params.rate_bps,
+            delay: params.delay,
+            overhead_bytes: params.overhead_bytes,
+            mtu_bytes: mtu,
+            loss: prob(ctx, f("loss"), cfg.loss)?,
+            corruption: prob(ctx, f("corruption"), cfg.corruption)?,
+        };
+        let lan_ix = out.len() as u32;
+        for (si, &from) in stations.iter().enumerate() {
+            for &to in &stations {
+                if to == from {
+                    continue;
+                }
+                let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
+                if links.iter().any(|l| l.name == name) {
+                    return Err(ctx.err(f("nodes"), format!("{name} is already a link direction; two nodes may share one link or one segment, not both")));
+                }
+                let queue = queues::make_queue(ctx, f("queue"), cfg.queue.as_ref(), params.rate_bps, rngs, &name)?;
+                let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || *t == cfg.name);
+                let watched = trace || sc.run.monitor_links.iter().any(|t| t == "all" || *t == name || *t == cfg.name);
+                let idx = links.len() as u64;
+                links.push(Link {
+                    name,
+                    from,
+                    to,
+                    params: link_params.clone(),
+                    aqm: queue.sees_every_arrival(),
+                    queue,
+                    busy: None,
+                    pipe: VecDeque::with_capacity(4),
+                    monitor: {
+                        let mut m = LinkMonitor::new(interval, trace);
+                        m.record_intervals = watched;
+                        m
+                    },
+                    rng: rngs.stream("link-loss", idx),
+                    script: DropScript::default(),
+                    scripted: false,
+                    lan: (lan_ix << 16) | si as u32,
+                });
+            }
+        }
+        let rng = rngs.stream(&format!("lan-backoff/{}", cfg.name), 0);
+        out.push(Lan {
+            medium: Medium::new(cfg.name.clone(), params, stations.len(), rng),
+            pending: vec![VecDeque::new(); stations.len()],
+            scratch: Vec::new(),
+            station_nodes: stations,
+        });
+    }
+    Ok(out)
+}

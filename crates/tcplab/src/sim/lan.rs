@@ -1,0 +1,85 @@
+//! The glue between a shared medium ([`crate::net::ethernet`]) and the link directions of its
+//! stations. Each station has one link direction (queue + pipe) per other station on the
+//! segment, so routing stays the point-to-point routing; the head frames of a station's
+//! directions take turns at the medium in the order they became ready (`pending`), one frame in
+//! the medium's hands at a time. A frame that gets through ends like any link transmission
+//! (`tx_done`: loss, corruption, then the segment's propagation delay); one dropped after 16
+//! collisions counts as a link loss on its direction and in the LAN's counters.
+
+use std::collections::VecDeque;
+
+use super::{Event, Simulation};
+use crate::engine::SimTime;
+use crate::net::ethernet::{Medium, MediumOut};
+use crate::net::packet::DropReason;
+
+pub struct Lan {
+    pub medium: Medium,
+    /// Node of each station.
+    pub station_nodes: Vec<u32>,
+    /// Per station, its link directions whose head frame waits for the medium, oldest first;
+    /// the front one's frame is the medium's while the station is not idle there.
+    pub pending: Vec<VecDeque<u32>>,
+    /// The medium's requests being handled, swapped with `medium.out` (no allocation per call).
+    pub scratch: Vec<MediumOut>,
+}
+
+impl Simulation {
+    /// Link direction `l` (on a LAN) has put a frame on its transmitter: it waits for the medium.
+    pub(crate) fn lan_ready(&mut self, now: SimTime, l: u32) {
+        let (lan, station) = self.links[l as usize].on_lan().expect("a LAN link direction");
+        self.lans[lan as usize].pending[station as usize].push_back(l);
+        self.lan_feed(now, lan, station);
+        self.lan_drain(now, lan);
+    }
+
+    pub(crate) fn lan_timer(&mut self, now: SimTime, lan: u32, station: u32, gen: u32) {
+        self.lans[lan as usize].medium.timer(now, station, gen);
+        self.lan_drain(now, lan);
+    }
+
+    /// Hand the station's oldest waiting frame to the medium if the station has none in hand.
+    fn lan_feed(&mut self, now: SimTime, lan: u32, station: u32) {
+        let x = &mut self.lans[lan as usize];
+        if !x.medium.is_idle(station) {
+            return;
+        }
+        if let Some(&l) = x.pending[station as usize].front() {
+            let (_, size) = self.links[l as usize].busy.expect("a pending link direction is transmitting");
+            x.medium.ready(now, station, size);
+        }
+    }
+
+    fn lan_drain(&mut self, now: SimTime, lan: u32) {
+        loop {
+            let x = &mut self.lans[lan as usize];
+            if x.medium.out.is_empty() {
+                return;
+            }
+            let mut outs = std::mem::take(&mut x.scratch);
+            std::mem::swap(&mut outs, &mut x.medium.out);
+            for &o in &outs {
+                match o {
+                    MediumOut::Timer { station, at, gen } => self.events.schedule(at, Event::Lan { lan: lan as u16, station: station as u16, gen }),
+                    MediumOut::Sent { station } => {
+                        let l = self.lans[lan as usize].pending[station as usize].pop_front().expect("sent frame");
+                        self.tx_done(now, l);
+                        self.lan_feed(now, lan, station);
+                    }
+                    MediumOut::Dropped { station } => {
+                        let l = self.lans[lan as usize].pending[station as usize].pop_front().expect("dropped frame");
+                        let (id, size) = self.links[l as usize].busy.take().expect("dropped frame");
+                        let tag = self.tag_if_traced(l, id);
+                        self.links[l as usize].monitor.on_drop(now, size, DropReason::LinkLoss, tag);
+                        self.conservation.dropped += 1;
+                        self.pool.free(id);
+                        self.start_next(now, l);
+                        self.lan_feed(now, lan, station);
+                    }
+                }
+            }
+            outs.clear();
+            self.lans[lan as usize].scratch = outs;
+        }
+    }
+}

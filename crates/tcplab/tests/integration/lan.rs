@@ -1,0 +1,151 @@
+//! `[[lan]]` shared media in whole runs: a lone sender's throughput is the rate less framing
+//! (exactly), saturated senders collide and back off with every packet accounted for, TCP runs
+//! across two LANs, the same seed gives the same collisions, and bad input is located.
+
+use crate::common::{assert_packets_conserved, run, summary_without_wall};
+use tcplab::run::prepare;
+
+/// Hosts h1..hN and router r on one segment; `sources` are UDP sources.
+fn segment(stations: usize, lan_extra: &str, sources: &str, duration: &str) -> String {
+    let mut t = format!("[run]\nduration = \"{duration}\"\nstop_when_done = false\n\n");
+    let mut names = Vec::new();
+    for i in 1..=stations {
+        t += &format!("[[nodes]]\nname = \"h{i}\"\nkind = \"host\"\n\n");
+        names.push(format!("\"h{i}\""));
+    }
+    t += &format!("[[lan]]\nname = \"seg\"\nnodes = [{}]\n{lan_extra}\n\n{sources}\n", names.join(", "));
+    t
+}
+
+fn cbr(name: &str, from: &str, to: &str, size: &str, rate: &str) -> String {
+    format!("[[udp]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"{to}\"\npattern = \"cbr\"\npacket_size = \"{size}\"\nrate = \"{rate}\"\n\n")
+}
+
+#[test]
+fn a_lone_sender_gets_the_rate_less_framing_and_gap_exactly() {
+    for access in ["ethernet", "fifo"] {
+        // 1000 B packets: (1000 + 26) * 8 bits = 820.8 us on the wire, then a 9.6 us gap; the
+        // n-th arrives at n * 830.4 us - 9.6 us + 5 us. In 1 s: n <= 1204.26, so 1204 packets.
+        let text = segment(2, &format!("access = \"{access}\""), &cbr("u", "h1", "h2", "1000B", "20Mbps"), "1s");
+        let r = run(&text, 1);
+        let u = &r.sim.udp[0];
+        assert_eq!(u.rcvd_pkts, 1204, "{access}");
+        let lan = &r.summary.lans[0];
+        assert_eq!(lan.collisions, 0, "{access}: no one to collide with");
+        assert_eq!(lan.frames, 1204, "{access}: the 1205th would end at 1.0006 s");
+        assert_packets_conserved(&r.sim, access);
+    }
+}
+
+#[test]
+fn a_short_packet_occupies_a_minimum_frame() {
+    // 20 B packets are padded to 46 B: 72 B = 57.6 us, + 9.6 us gap = 67.2 us per packet.
+    let text = segment(2, "", &cbr("u", "h1", "h2", "20B", "10Mbps"), "100ms");
+    let r = run(&text, 1);
+    // n-th arrives at n * 67.2 - 9.6 + 5 us <= 100 ms: n <= 1488.16.
+    assert_eq!(r.sim.udp[0].rcvd_pkts, 1488);
+}
+
+#[test]
+fn saturated_senders_collide_back_off_and_lose_nothing_uncounted() {
+    let mut sources = String::new();
+    for i in 1..=4 {
+        sources += &cbr(&format!("u{i}"), &format!("h{i}"), "h5", "200B", "5Mbps");
+    }
+    let text = segment(5, "", &sources, "2s");
+    let r = run(&text, 3);
+    let lan = &r.summary.lans[0];
+    assert!(lan.collisions > 100, "{lan:?}");
+    assert!(lan.backoff_slots > 0);
+    assert_packets_conserved(&r.sim, "saturated");
+    // Every frame that got through arrived (or is still on the wire), every excessive-collision
+    // drop is a counted link loss.
+    let delivered: u64 = r.sim.udp.iter().map(|u| u.rcvd_pkts).sum();
+    let on_wire: u64 = r.sim.links.iter().map(|l| l.pipe.len() as u64).sum();
+    assert_eq!(lan.frames, delivered + on_wire);
+    let link_losses: u64 = r.sim.links.iter().map(|l| l.monitor.drops[tcplab::net::DropReason::LinkLoss.index()]).sum();
+    assert_eq!(lan.excessive_collision_drops, link_losses);
+    // The medium is busy almost all the time, but not more than the frames allow.
+    assert!(lan.utilization > 0.6 && lan.utilization < 0.96, "{}", lan.utilization);
+    println!("4 saturated senders: {lan:?}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_collisions() {
+    let mut sources = String::new();
+    for i in 1..=3 {
+        sources += &cbr(&format!("u{i}"), &format!("h{i}"), "h4", "100B", "4Mbps");
+    }
+    let text = segment(4, "", &sources, "500ms");
+    let a = run(&text, 9);
+    let b = run(&text, 9);
+    assert!(a.summary.lans[0].collisions > 0);
+    assert_eq!(summary_without_wall(&a), summary_without_wall(&b));
+}
+
+const TWO_LAN: &str = include_str!("../../../../python/tcplab/scenarios/examples/two-lan.toml");
+
+#[test]
+fn tcp_crosses_two_lans_through_the_routers() {
+    let r = run(TWO_LAN, 1);
+    for f in &r.summary.flows {
+        assert_eq!(f.bytes_acked, 1 << 20, "{}", f.name);
+    }
+    assert_eq!(r.summary.lans.len(), 2);
+    assert!(r.summary.lans.iter().all(|l| l.frames > 1000));
+    // The bottleneck, not the LANs, limits the transfers: the LANs are mostly idle.
+    assert!(r.summary.lans.iter().all(|l| l.utilization < 0.3));
+    assert_packets_conserved(&r.sim, "two-lan");
+}
+
+fn error(text: &str) -> tcplab::scenario::ScenarioError {
+    match prepare(text, "lan.toml", None, &[]) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e,
+    }
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn bad_lans_are_located() {
+    // A host on two segments.
+    let text = segment(3, "", "", "1s") + "[[lan]]\nname = \"other\"\nnodes = [\"h1\", \"h2\"]\n";
+    let e = error(&text);
+    assert_eq!(e.field, "lan[1].nodes[0]");
+    assert!(e.message.contains("one interface"), "{}", e.message);
+    assert_eq!(e.line, Some(line_of(&text, "name = \"other\"") + 1));
+    // A host on a segment and a point-to-point link.
+    let text = segment(2, "", "", "1s") + "[[nodes]]\nname = \"x\"\nkind = \"host\"\n[[links]]\na = \"h1\"\nb = \"x\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+    let e = error(&text);
+    assert_eq!(e.field, "lan[0].nodes[0]");
+    assert!(e.message.contains("point-to-point link h1->x"), "{}", e.message);
+    // Rate zero.
+    let text = segment(2, "rate = \"0bps\"", "", "1s");
+    let e = error(&text);
+    assert_eq!(e.field, "lan[0].rate");
+    assert_eq!(e.line, Some(line_of(&text, "rate =")));
+    // A frame limit below the MSS.
+    let text = segment(2, "mtu = \"576B\"", "[[tcp]]\nname = \"t\"\nfrom = \"h1\"\nto = \"h2\"\nvariant = \"reno\"\nbytes = \"10KB\"\nmss = \"1460B\"\n", "1s");
+    let e = error(&text);
+    assert_eq!(e.field, "tcp[0].mss");
+    assert!(e.message.contains("mtu 576 B of link h1->h2"), "{}", e.message);
+    // A segment too long for collision detection.
+    let e = error(&segment(2, "delay = \"40us\"", "", "1s"));
+    assert_eq!(e.field, "lan[0].delay");
+    assert!(e.message.contains("collisions would go undetected"), "{}", e.message);
+    // Unknown node, too few nodes, unknown access.
+    assert_eq!(error(&segment(2, "", "", "1s").replace("\"h2\"]", "\"h9\"]")).field, "lan[0].nodes[1]");
+    assert_eq!(error(&segment(1, "", "", "1s")).field, "lan[0].nodes");
+    let e = error(&segment(2, "access = \"token-ring\"", "", "1s"));
+    assert!(e.message.contains("ethernet") && e.message.contains("fifo"), "{}", e.message);
+}
+
+#[test]
+fn a_lan_name_selects_its_directions_for_traces() {
+    let text = segment(2, "", &cbr("u", "h1", "h2", "500B", "1Mbps"), "100ms").replace("stop_when_done = false", "stop_when_done = false\ntrace = { links = [\"seg\"] }");
+    let r = run(&text, 1);
+    assert!(r.sim.links.iter().all(|l| l.monitor.traced()));
+}
