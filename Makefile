@@ -132,6 +132,15 @@ fidelity-evidence: setup
 	$(BIN)/python scenarios/ahn/table1/static_evidence.py --seeds 30 --out scenarios/ahn/table1/static_evidence.md
 	$(BIN)/python scenarios/brakmo/vegas-star/evidence.py --out scenarios/brakmo/vegas-star/evidence.md
 	$(BIN)/python scenarios/kelly/table1/queue_evidence.py --flows 1,4,8,16,32,64,128,256,512 --out scenarios/kelly/table1/queue_evidence.md
+	$(BIN)/python scenarios/zhang/phase_evidence.py table2 --runs 10 --out scenarios/zhang/table2/evidence.md
+	$(BIN)/python scenarios/zhang/phase_evidence.py table3 --runs 10 --out scenarios/zhang/table3/evidence.md
+	$(BIN)/python scenarios/zhang/phase_evidence.py table4 --runs 10 --out scenarios/zhang/table4/evidence.md
+	$(BIN)/python scenarios/ahn/table1/evidence.py --seeds 30 --sens-seeds 10 --out scenarios/ahn/table1/evidence.md
+	$(BIN)/python scenarios/ahn/figure1/evidence.py --out scenarios/ahn/figure1/evidence.md
+	$(BIN)/python scenarios/kelly/table1/n1_evidence.py --seeds 10 --out scenarios/kelly/table1/n1_evidence.md
+	$(BIN)/python scenarios/kelly/table1/residual_evidence.py --paper scenarios/kelly/table1/reproduce.toml $(addprefix scenarios/kelly/table1/flows-,$(addsuffix .toml,1 4 8 16 32 64 128 256 512)) --out scenarios/kelly/table1/residual_evidence.md
+	$(BIN)/python scenarios/kelly/table2/evidence.py --out scenarios/kelly/table2/evidence.md
+	$(BIN)/python scenarios/kelly/dynamics/drops_evidence.py --out scenarios/kelly/dynamics/drops_evidence.md
 
 # Seed 003 (Kelly) alone, with the figures of Figs 5-9 (scenarios/kelly/*/plot.py).
 KELLY_PLOTS = $(BIN)/python scenarios/kelly/rtt-fairness/plot.py runs/reproduce/kelly_rtt-fairness && \
