@@ -5,7 +5,8 @@ Each case is one dumbbell — sender host, two routers, receiver host; 1 Gbit/s 
 `buffer` × BDP packets (1500-byte packets) — run twice over the identical link and queue code:
 
 * `sim`: tcplab's own endpoint (`reno` → `sack-rfc6675`, `cubic` → `cubic`, `bbr` → `bbr`) in
-  the simulator, tuned as the kernel runs: IW10, window scaling, 16 MiB buffers, 200 ms minimum
+  the simulator, tuned as the kernel runs: IW10, no initial ssthresh (16 MiB), window scaling,
+  16 MiB buffers, 200 ms minimum
   RTO, an ACK for every segment, MSS 1448 (1500-byte packets, no timestamps);
 * `linux`: the kernel's TCP (`linux-<cc>`) through `tcplab emulate` (namespaces, real time),
   with per-namespace settings written in every case's `kernel_settings` (timestamps off so the MSS
@@ -115,7 +116,7 @@ def scenario_text(c: Case, stack: str) -> str:
         if stack == "linux":
             lines += [f'variant = "linux-{c.cc}"', f'mss = "{MSS}B"']
         else:
-            lines += [f'variant = "{SIM_VARIANT[c.cc]}"', f'mss = "{MSS}B"', "initial_window = 10", "window_scaling = true",
+            lines += [f'variant = "{SIM_VARIANT[c.cc]}"', f'mss = "{MSS}B"', "initial_window = 10", f'initial_ssthresh = "{BUFFER_BYTES}"', "window_scaling = true",
                       f'send_buffer = "{BUFFER_BYTES}"', f'recv_buffer = "{BUFFER_BYTES}"', 'min_rto = "200ms"',
                       'ack_policy = "every"', "timestamps = false"]
     if stack == "linux":
@@ -267,7 +268,7 @@ def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = l
     ran = [r for r in rows if r["status"] in ("pass", "miss")]
     thr = [r["throughput_err"] for r in ran if r.get("throughput_err") is not None]
     result = {"targets": TARGETS, "kernel_settings": KERNEL_SETTINGS,
-              "sim_settings": {"variants": SIM_VARIANT, "mss": MSS, "initial_window": 10, "buffers": BUFFER_BYTES,
+              "sim_settings": {"variants": SIM_VARIANT, "mss": MSS, "initial_window": 10, "initial_ssthresh": BUFFER_BYTES, "buffers": BUFFER_BYTES,
                                "min_rto": "200ms", "ack_policy": "every", "timestamps": False},
               "cases": rows,
               "overall": {"cases": len(rows), "ran": len(ran), "passed": sum(r["status"] == "pass" for r in rows),
