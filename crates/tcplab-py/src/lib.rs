@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tcplab::run::{estimate_memory_text, prepare_with_limits, run_text_with_limits, Limits, RunResult};
+use tcplab::run::{estimate_memory_text, prepare_with_limits, run_text_with_limits, Limits, RunResult, PYTHON_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
 
 create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario that cannot be run: names the file, line and field.");
@@ -42,16 +42,24 @@ fn emu_err(e: tcplab::emu::EmuError) -> PyErr {
 fn validate(text: &str, file: &str, overrides: Vec<String>, max_memory: Option<u64>) -> PyResult<String> {
     // `[[commands]]` belong to `tcplab emulate`: checked by the emulator's own rules, then the rest.
     let text = &tcplab::emu::check_commands(text, file, &overrides).map_err(emu_err)?;
-    let (sim, text) = prepare_with_limits(text, file, None, &overrides, &Limits { max_memory }).map_err(to_py_err)?;
+    let (sim, text) = prepare_with_limits(text, file, None, &overrides, &Limits { max_memory, runtime_bytes: PYTHON_RUNTIME_BYTES }).map_err(to_py_err)?;
     let _ = sim;
     Ok(text)
 }
 
-/// Estimated memory of a run of the scenario, in bytes (nothing is built).
+/// Estimated peak memory of `tcplab run` of the scenario in this interpreter, in bytes (nothing
+/// is built).
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides=Vec::new()))]
 fn estimate_memory(text: &str, file: &str, overrides: Vec<String>) -> PyResult<u64> {
-    estimate_memory_text(text, file, &overrides).map_err(to_py_err)
+    estimate_memory_text(text, file, &overrides, PYTHON_RUNTIME_BYTES).map(|e| e.total).map_err(to_py_err)
+}
+
+/// The estimate's parts: [(field, bytes, what)], largest first.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides=Vec::new()))]
+fn estimate_memory_parts(text: &str, file: &str, overrides: Vec<String>) -> PyResult<Vec<(String, u64, String)>> {
+    estimate_memory_text(text, file, &overrides, PYTHON_RUNTIME_BYTES).map(|e| e.parts).map_err(to_py_err)
 }
 
 /// The scenario with its templates (count, defaults, topology) written out, after overrides.
@@ -77,7 +85,14 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
     let out = PyDict::new(py);
     // TCP traces: one table, rows of all connections and both sides.
     let tcp = PyDict::new(py);
-    let (mut conn, mut side, mut t, mut kind) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Names are made once as Python strings and shared by reference (one pointer per row, not a
+    // string per row: a third of a TCP trace row's memory, issue 28).
+    let (mut conn, mut side, mut kind): (Vec<Bound<'py, pyo3::types::PyString>>, Vec<Bound<'py, pyo3::types::PyString>>, Vec<Bound<'py, pyo3::types::PyString>>) =
+        Default::default();
+    let mut t = Vec::new();
+    let side_names = [pyo3::types::PyString::new(py, "snd"), pyo3::types::PyString::new(py, "rcv")];
+    let trace_kind_names: Vec<Bound<'py, pyo3::types::PyString>> =
+        tcplab::tcp::TraceKind::ALL.iter().map(|k| pyo3::types::PyString::new(py, k.name())).collect();
     let (mut una, mut nxt, mut cwnd, mut ssth, mut wnd, mut unacked) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut srtt, mut rto, mut seq, mut len) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let cam = PyDict::new(py);
@@ -85,14 +100,14 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let n_static = r.sim.static_tcp;
     for c in r.sim.tcp[..n_static].iter_mut() {
+        let conn_name = pyo3::types::PyString::new(py, &c.name);
         for (s, ep) in c.ep.iter_mut().enumerate() {
             let tr = ep.take_trace();
-            let side_name = if s == 0 { "snd" } else { "rcv" };
             for i in 0..tr.len() {
-                conn.push(c.name.clone());
-                side.push(side_name);
+                conn.push(conn_name.clone());
+                side.push(side_names[s].clone());
                 t.push(tr.t[i] as f64 / 1e9);
-                kind.push(tr.kind_at(i).name());
+                kind.push(trace_kind_names[tr.kind_at(i) as usize].clone());
                 una.push(tr.snd_una[i]);
                 nxt.push(tr.snd_nxt[i]);
                 cwnd.push(tr.cwnd[i]);
@@ -106,7 +121,7 @@ fn trace_dict<'py>(py: Python<'py>, r: &mut RunResult) -> PyResult<Bound<'py, Py
             }
             let cm = &tr.cam;
             for i in 0..cm.t.len() {
-                c_conn.push(c.name.clone());
+                c_conn.push(conn_name.clone());
                 c_t.push(cm.t[i] as f64 / 1e9);
                 c_exp.push(cm.expected_bps[i] / 1024.0);
                 c_act.push(cm.actual_bps[i] / 1024.0);
@@ -277,7 +292,7 @@ fn run<'py>(
     max_memory: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut interrupted: Option<PyErr> = None;
-    let limits = Limits { max_memory };
+    let limits = Limits { max_memory, runtime_bytes: PYTHON_RUNTIME_BYTES };
     let result = py.allow_threads(|| {
         run_text_with_limits(&text, &file, seed, &overrides, &limits, |sim| {
             Python::with_gil(|py| {
@@ -437,6 +452,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(struct_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory_parts, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_refusal, m)?)?;

@@ -11,6 +11,7 @@ pub mod build;
 pub mod emu;
 pub mod engine;
 pub mod front_api;
+pub mod memory;
 pub mod net;
 pub mod run;
 pub mod scenario;

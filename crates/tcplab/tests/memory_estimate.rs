@@ -46,9 +46,9 @@ const TCP: &str = "[[tcp]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"
 fn memory_estimate_refuses_huge_runs_before_building() {
     let traffic = "[[traffic]]\nname = \"bg\"\nkind = \"ahn\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"reno\"\nsenders = 1000000\nsleep = \"1s\"\n";
     let text = scenario("", "b", "", traffic);
-    let est = estimate_memory_text(&text, "rel.toml", &[]).unwrap();
+    let est = estimate_memory_text(&text, "rel.toml", &[], 0).unwrap().total;
     assert!(est > 1 << 30, "a million connections estimated at only {est} bytes");
-    let e = match prepare_with_limits(&text, "rel.toml", None, &[], &Limits { max_memory: Some(512 << 20) }) {
+    let e = match prepare_with_limits(&text, "rel.toml", None, &[], &Limits { max_memory: Some(512 << 20), runtime_bytes: 0 }) {
         Ok(_) => panic!("a million senders fit in 512 MB?"),
         Err(e) => e,
     };
@@ -63,14 +63,14 @@ fn memory_estimate_refuses_huge_runs_before_building() {
     for i in 0..20_000 {
         flows.push_str(&format!("[[tcp]]\nname = \"t{i}\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"reno\"\nbytes = \"1MB\"\n"));
     }
-    let e = match prepare_with_limits(&scenario("", "b", "", &flows), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20) }) {
+    let e = match prepare_with_limits(&scenario("", "b", "", &flows), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20), runtime_bytes: 0 }) {
         Ok(_) => panic!("20,000 flows fit in 64 MB?"),
         Err(e) => e,
     };
     assert_eq!(e.field, "tcp", "{e}");
     // A small scenario is estimated small and passes.
-    let small = estimate_memory_text(&scenario("", "b", "", TCP), "rel.toml", &[]).unwrap();
+    let small = estimate_memory_text(&scenario("", "b", "", TCP), "rel.toml", &[], 0).unwrap().total;
     assert!(small < 64 << 20, "{small}");
-    prepare_with_limits(&scenario("", "b", "", TCP), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20) }).unwrap();
+    prepare_with_limits(&scenario("", "b", "", TCP), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20), runtime_bytes: 0 }).unwrap();
 }
 

@@ -1,0 +1,338 @@
+//! The memory a run needs, estimated from the parsed scenario alone (nothing is built), so that
+//! `--max-memory` can refuse a run that would not fit before it starts (issue 15) and pass every
+//! run that would (issue 28: the old estimate charged every traced link its full rate for the
+//! whole run and cried wolf at 77 GB for one traced 600 s flow).
+//!
+//! What it counts is what the process holds at its peak, each part from the scenario:
+//! - `runtime`: the process before the first event (interpreter and libraries): measured;
+//! - `scenario`: nodes, links, connections, their summary entries and the parsed text;
+//! - `packets`: packets queued and in flight and their events, bounded both by the queues and
+//!   pipes they can sit in and by the flows' windows that put them there;
+//! - `run.monitor_interval`: the per-interval queue series of the watched link directions;
+//! - `run.trace.tcp`, `run.trace.links`, `run.trace.pcap`: trace rows, which are held in memory
+//!   until the run directory is written. Their count follows the packets the flows can really
+//!   send: no faster than the slowest link on the path (shared among the flows crossing it), no
+//!   more than a window per round trip, and for the 1994 loss-based senders a window that grows
+//!   by at most one segment per round trip after the first 64 KB (congestion avoidance).
+//!
+//! The per-row and per-item byte figures were measured (peak RSS of `tcplab run` in a child
+//! process, `benches/memory/matrix.py`, issue 28); the estimate is meant to be within 2× of the
+//! measured peak, and is checked so by `tests/test_memory_estimate.py`.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::scenario::units::QueueSize;
+use crate::scenario::Scenario;
+
+/// Where the memory of a run goes.
+#[derive(Clone, Debug)]
+pub struct MemoryEstimate {
+    pub total: u64,
+    /// (field of the scenario, bytes, what), largest first.
+    pub parts: Vec<(String, u64, String)>,
+}
+
+/// The process before the first event: CPython, polars and the tcplab modules `tcplab run`
+/// imports (peak RSS of a one-flow untraced run: 98–100 MB).
+pub const PYTHON_RUNTIME_BYTES: u64 = 96 << 20;
+
+const NODE_BYTES: u64 = 1536; // node, its name and summary entry, its share of the parsed text
+const LINK_BYTES: u64 = 6 << 10; // two directions: queues, pipes, monitors, summary entries, text
+const CONN_BYTES: u64 = 4 << 10; // two endpoints, their stats, summary entry and text
+const SEGMENT_RECORD_BYTES: u64 = 64; // send-log record and reassembly entry per segment in flight
+const PACKET_BYTES: u64 = 112 + 12 + 8 + 112; // pooled packet, its event, a queue slot; doubled Vecs
+const TCP_ROW_BYTES: u64 = 440; // one TCP trace row: Rust columns, Python lists (names shared), the DataFrame
+const LINK_ROW_BYTES: u64 = 330; // one link trace row (names shared)
+const INTERVAL_ROW_BYTES: u64 = 500; // one monitor interval row, Rust and Python
+const PCAP_PACKET_BYTES: u64 = 2 * (16 + 54); // record header + captured headers, Rust and Python
+const TCP_ROWS_PER_SEGMENT: f64 = 4.0; // send, ack in; receive, ack out (measured: 4.0)
+const LINK_ROWS_PER_PACKET: f64 = 2.0; // arrive and depart per traced direction
+const HEADER_BYTES: f64 = 40.0;
+
+/// One direction of a link: (link index, a→b?).
+type Dir = (usize, bool);
+
+struct Path {
+    fwd: Vec<Dir>,
+    /// Slowest forward rate, bits/s.
+    rate: f64,
+    /// Propagation out and back plus one segment's transmission per hop, seconds.
+    rtt: f64,
+}
+
+/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself.
+pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
+    let end_s = sc.run.duration.0.as_secs_f64();
+    let mut parts: Vec<(String, u64, String)> = vec![("runtime".into(), runtime, "the process itself".into())];
+    let topo = Topology::new(sc);
+    let n = sc.nodes.len() as u64;
+    let tables = topo.adj.values().filter(|v| v.len() > 1).count() as u64;
+    let windows: u64 = sc.tcp.iter().map(|t| window_segments(sc, t) as u64).sum();
+
+    // Packets: no more than the queues and pipes hold, nor than the windows put there.
+    let (mut pipes, mut queues) = (0f64, 0f64);
+    for i in 0..sc.links.len() {
+        for ab in [true, false] {
+            let (rate, delay) = topo.dir_params(sc, (i, ab));
+            queues += queue_pkts(topo.queue_limit(sc, i, ab));
+            pipes += rate * delay / 8.0 / 500.0;
+        }
+    }
+    // TCP flows hold packets where they are bottlenecked: the direction of their path with the
+    // smallest share of its rate per flow crossing it, which carries at most its queue plus its
+    // rate for a round trip.
+    let tcp_paths: Vec<Path> = sc.tcp.iter().filter_map(|t| topo.path(sc, &t.from, &t.to)).collect();
+    let mut crossing_flows: HashMap<Dir, f64> = HashMap::new();
+    for p in &tcp_paths {
+        for d in &p.fwd {
+            *crossing_flows.entry(*d).or_default() += 1.0;
+        }
+    }
+    let mut bottlenecks: HashMap<Dir, f64> = HashMap::new();
+    for p in &tcp_paths {
+        let share = |d: &Dir| topo.dir_params(sc, *d).0 / crossing_flows[d];
+        if let Some(&b) = p.fwd.iter().min_by(|x, y| share(x).total_cmp(&share(y))) {
+            let e = bottlenecks.entry(b).or_default();
+            *e = e.max(p.rtt);
+        }
+    }
+    let closed_room: f64 = bottlenecks
+        .iter()
+        .map(|(&(l, ab), rtt)| queue_pkts(topo.queue_limit(sc, l, ab)) + topo.dir_params(sc, (l, ab)).0 * rtt / 8.0 / 1000.0)
+        .sum::<f64>()
+        * 2.0;
+    let open_loop = !sc.udp.is_empty() || !sc.traffic.is_empty();
+    let held = if open_loop { pipes + queues } else { closed_room.min(2.0 * windows as f64 + 64.0) };
+    parts.push(("packets".into(), (held * PACKET_BYTES as f64) as u64, format!("{held:.0} packets queued and in flight at most")));
+    let topology = n * NODE_BYTES + tables * n * 4 + sc.links.len() as u64 * LINK_BYTES;
+    parts.push(("nodes".into(), topology, format!("{n} nodes and {} links", sc.links.len())));
+    let tcp = sc.tcp.len() as u64 * CONN_BYTES + (held as u64).min(windows) * SEGMENT_RECORD_BYTES;
+    parts.push(("tcp".into(), tcp, format!("{} TCP connections", sc.tcp.len())));
+    for (i, t) in sc.traffic.iter().enumerate() {
+        let field = match t.kind {
+            crate::scenario::TrafficKind::Tcplib => format!("traffic[{i}]"),
+            _ => format!("traffic[{i}].senders"),
+        };
+        let conns = traffic_conns(t);
+        parts.push((field, conns.saturating_mul(CONN_BYTES), format!("{conns} connections")));
+    }
+
+    // Packets each flow can send (data; about as many acks come back), and the paths they take.
+    // (packets, bytes per packet, path)
+    let mut sent: Vec<(f64, f64, Path)> = Vec::new();
+    for t in &sc.tcp {
+        let Some(p) = topo.path(sc, &t.from, &t.to) else { continue };
+        let mss = t.mss.map_or(1460.0, |m| m.0.max(1) as f64);
+        let secs = t.duration.map_or(end_s, |d| d.0.as_secs_f64().min(end_s));
+        let mut pkts = (p.rate / 8.0 / (mss + HEADER_BYTES)) * secs;
+        if let Some(b) = t.bytes {
+            pkts = pkts.min(b.0 as f64 / mss * 1.1 + 10.0);
+        }
+        let modern = t.profile.as_deref().or(sc.run.profile.as_deref()) == Some("modern");
+        if !modern {
+            let w = window_segments(sc, t) as f64;
+            let rounds = secs / p.rtt.max(1e-6);
+            pkts = pkts.min(w * rounds);
+            if linear_growth(&t.variant) {
+                pkts = pkts.min(linear_window_packets(w, (65536.0 / mss).min(w), rounds));
+            }
+        }
+        sent.push((pkts, mss + HEADER_BYTES, p));
+    }
+    let tcp_flows = sent.len();
+    for u in &sc.udp {
+        let Some(p) = topo.path(sc, &u.from, &u.to) else { continue };
+        let size = u.packet_size.0.max(1) as f64;
+        let pps = match (u.rate, u.interval) {
+            (Some(r), _) => r.0 / 8.0 / size,
+            (None, Some(i)) => 1.0 / i.0.as_secs_f64().max(1e-9),
+            _ => p.rate / 8.0 / size,
+        };
+        sent.push(((pps * end_s).min(p.rate / 8.0 / size * end_s), size, p));
+    }
+    for t in &sc.traffic {
+        let Some(p) = topo.path(sc, &t.from, &t.to) else { continue };
+        sent.push((p.rate / 8.0 / 1000.0 * end_s, 1000.0, p));
+    }
+    // Flows sharing a link direction share its capacity.
+    let mut load: HashMap<Dir, f64> = HashMap::new();
+    for (pkts, size, p) in &sent {
+        for d in &p.fwd {
+            *load.entry(*d).or_default() += pkts * size;
+        }
+    }
+    for (pkts, _, p) in sent.iter_mut() {
+        let scale = p.fwd.iter().map(|&d| {
+            let cap = topo.dir_params(sc, d).0 / 8.0 * end_s;
+            (cap / load[&d].max(1.0)).min(1.0)
+        });
+        *pkts *= scale.fold(1.0, f64::min);
+    }
+
+    if sc.run.trace.tcp {
+        let segs: f64 = sent[..tcp_flows].iter().map(|s| s.0).sum();
+        let rows = segs * TCP_ROWS_PER_SEGMENT;
+        parts.push(("run.trace.tcp".into(), (rows * TCP_ROW_BYTES as f64) as u64, format!("{rows:.0} TCP trace rows")));
+    }
+    // Per direction: packets crossing it (data forward, acks on the way back).
+    let mut crossing: HashMap<Dir, f64> = HashMap::new();
+    for (pkts, _, p) in &sent {
+        for &(l, ab) in &p.fwd {
+            *crossing.entry((l, ab)).or_default() += pkts;
+            *crossing.entry((l, !ab)).or_default() += pkts;
+        }
+    }
+    let traced = |names: &[String], (l, ab): Dir| {
+        let link = &sc.links[l];
+        let dir = if ab { format!("{}->{}", link.a, link.b) } else { format!("{}->{}", link.b, link.a) };
+        names.iter().any(|t| t == "all" || *t == dir || link.name.as_deref() == Some(t.as_str()))
+    };
+    let dirs: Vec<Dir> = (0..sc.links.len()).flat_map(|l| [(l, true), (l, false)]).collect();
+    let link_rows: f64 = dirs.iter().filter(|&&d| traced(&sc.run.trace.links, d)).map(|d| crossing.get(d).copied().unwrap_or(0.0)).sum::<f64>() * LINK_ROWS_PER_PACKET;
+    if link_rows > 0.0 {
+        parts.push(("run.trace.links".into(), (link_rows * LINK_ROW_BYTES as f64) as u64, format!("{link_rows:.0} link trace rows")));
+    }
+    let pcap: f64 = dirs.iter().filter(|&&d| traced(&sc.run.trace.pcap, d)).map(|d| crossing.get(d).copied().unwrap_or(0.0)).sum();
+    if pcap > 0.0 {
+        parts.push(("run.trace.pcap".into(), (pcap * PCAP_PACKET_BYTES as f64) as u64, format!("{pcap:.0} captured packets")));
+    }
+    // Watched directions: traced, named, and the slowest direction of each flow's path both ways.
+    let mut watched: Vec<Dir> = dirs.iter().copied().filter(|&d| traced(&sc.run.trace.links, d) || traced(&sc.run.monitor_links, d)).collect();
+    for (_, _, p) in &sent {
+        watched.extend(p.first_slowest(&topo, sc));
+        // The way back, first of its slowest directions from the far end.
+        let back: Vec<Dir> = p.fwd.iter().rev().map(|&(l, ab)| (l, !ab)).collect();
+        let slowest = back.iter().map(|&d| topo.dir_params(sc, d).0).fold(f64::INFINITY, f64::min);
+        if let Some(&d) = back.iter().find(|&&d| topo.dir_params(sc, d).0 <= slowest) {
+            watched.push(d);
+        }
+    }
+    watched.sort_unstable();
+    watched.dedup();
+    let interval_s = sc.run.monitor_interval.map_or(0.1, |d| d.0.as_secs_f64()).max(1e-9);
+    let intervals = (end_s / interval_s).min(1e12);
+    let rows = watched.len() as f64 * intervals;
+    parts.push((
+        "run.monitor_interval".into(),
+        (rows * INTERVAL_ROW_BYTES as f64).min(1e18) as u64,
+        format!("{intervals:.0} monitor intervals on each of {} link directions", watched.len()),
+    ));
+    let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.1));
+    parts.sort_by(|a, b| b.1.cmp(&a.1));
+    MemoryEstimate { total, parts }
+}
+
+/// A queue limit in packets (bytes in 500-byte packets).
+fn queue_pkts(q: QueueSize) -> f64 {
+    match q {
+        QueueSize::Packets(p) => p as f64,
+        QueueSize::Bytes(b) => b as f64 / 500.0,
+    }
+}
+
+/// Connections a `[[traffic]]` source keeps at once.
+fn traffic_conns(t: &crate::scenario::TrafficCfg) -> u64 {
+    let ways = if t.two_way { 2 } else { 1 };
+    match t.kind {
+        crate::scenario::TrafficKind::Tcplib => 1000 * ways,
+        _ => t.senders.unwrap_or(1) as u64 * ways,
+    }
+}
+
+/// A flow's largest window in segments (buffers, 64 KB without window scaling).
+fn window_segments(sc: &Scenario, t: &crate::scenario::TcpCfg) -> f64 {
+    let mss = t.mss.map_or(1460.0, |m| m.0.max(1) as f64);
+    let modern = t.profile.as_deref().or(sc.run.profile.as_deref()) == Some("modern");
+    let default = if modern { 4.0 * 1024.0 * 1024.0 } else { 50.0 * 1024.0 };
+    let mut w = t.send_buffer.map_or(default, |s| s.0 as f64).min(t.recv_buffer.map_or(default, |s| s.0 as f64));
+    if !modern && t.window_scaling != Some(true) {
+        w = w.min(65535.0);
+    }
+    w / mss + 1.0
+}
+
+/// Variants whose window grows by at most a segment per round trip once past slow start.
+fn linear_growth(variant: &str) -> bool {
+    ["reno", "newreno", "tahoe", "sack", "vegas", "lite", "reno-sack"].iter().any(|v| variant.eq_ignore_ascii_case(v))
+}
+
+/// Segments sent in `rounds` round trips by a window starting at `start` segments, growing by one
+/// per round trip up to `max`.
+fn linear_window_packets(max: f64, start: f64, rounds: f64) -> f64 {
+    let to_max = (max - start).max(0.0);
+    if rounds <= to_max {
+        start * rounds + rounds * rounds / 2.0
+    } else {
+        start * to_max + to_max * to_max / 2.0 + max * (rounds - to_max)
+    }
+}
+
+impl Path {
+    /// The first of the slowest directions on the path, where its queue builds.
+    fn first_slowest(&self, topo: &Topology, sc: &Scenario) -> Option<Dir> {
+        self.fwd.iter().copied().find(|&d| topo.dir_params(sc, d).0 <= self.rate)
+    }
+}
+
+struct Topology<'a> {
+    adj: HashMap<&'a str, Vec<(&'a str, Dir)>>,
+}
+
+impl<'a> Topology<'a> {
+    fn new(sc: &'a Scenario) -> Self {
+        let mut adj: HashMap<&str, Vec<(&str, Dir)>> = HashMap::new();
+        for (i, l) in sc.links.iter().enumerate() {
+            adj.entry(l.a.as_str()).or_default().push((l.b.as_str(), (i, true)));
+            adj.entry(l.b.as_str()).or_default().push((l.a.as_str(), (i, false)));
+        }
+        Topology { adj }
+    }
+
+    /// Rate (bits/s) and delay (s) of one direction, overrides applied.
+    fn dir_params(&self, sc: &Scenario, (l, ab): Dir) -> (f64, f64) {
+        let link = &sc.links[l];
+        let ov = if ab { link.ab.as_ref() } else { link.ba.as_ref() };
+        let rate = ov.and_then(|o| o.rate).unwrap_or(link.rate).0;
+        let delay = ov.and_then(|o| o.delay).unwrap_or(link.delay).0.as_secs_f64();
+        (rate, delay)
+    }
+
+    fn queue_limit(&self, sc: &Scenario, l: usize, ab: bool) -> QueueSize {
+        let link = &sc.links[l];
+        let ov = if ab { link.ab.as_ref() } else { link.ba.as_ref() };
+        ov.and_then(|o| o.queue.as_ref()).or(link.queue.as_ref()).map(|q| q.limit.0).unwrap_or(QueueSize::Packets(crate::build::DEFAULT_QUEUE_PKTS))
+    }
+
+    /// A fewest-hops path from `from` to `to` (as routing picks paths), or None.
+    fn path(&self, sc: &Scenario, from: &str, to: &str) -> Option<Path> {
+        let mut prev: HashMap<&str, Option<(&str, Dir)>> = HashMap::from([(from, None)]);
+        let mut queue = VecDeque::from([from]);
+        while let Some(n) = queue.pop_front() {
+            if n == to {
+                break;
+            }
+            for &(m, d) in self.adj.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
+                if !prev.contains_key(m) {
+                    prev.insert(m, Some((n, d)));
+                    queue.push_back(m);
+                }
+            }
+        }
+        prev.get(to)?;
+        let mut fwd = Vec::new();
+        let mut at = to;
+        while let Some(Some((p, d))) = prev.get(at) {
+            fwd.push(*d);
+            at = p;
+        }
+        fwd.reverse();
+        let (mut rate, mut rtt) = (f64::INFINITY, 0.0);
+        for &d in &fwd {
+            let (r, delay) = self.dir_params(sc, d);
+            rate = rate.min(r);
+            let (rr, back) = self.dir_params(sc, (d.0, !d.1));
+            rtt += delay + back + 1500.0 * 8.0 / r.max(1.0) + HEADER_BYTES * 8.0 / rr.max(1.0);
+        }
+        (!fwd.is_empty()).then_some(Path { fwd, rate, rtt })
+    }
+}
