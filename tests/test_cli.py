@@ -324,8 +324,9 @@ def test_schema_is_json_schema():
     p = ok(cli("schema"))
     schema = json.loads(p.stdout)
     props = schema["properties"]
-    assert {"run", "nodes", "links", "udp", "tcp"} <= props.keys()
-    assert set(schema.get("required", [])) >= {"run", "nodes", "links"}
+    assert {"run", "nodes", "links", "lan", "udp", "tcp"} <= props.keys()
+    # `links` may be left out by a scenario made of `[[lan]]` segments only (issue 25).
+    assert set(schema.get("required", [])) >= {"run", "nodes"}
     assert schema.get("additionalProperties") is False  # unknown keys are errors
     assert "$schema" in schema
     # The Lite family and each of its switches are documented (seed 001 Table 3).

@@ -23,6 +23,9 @@ pub const DEFAULT_LAN_MTU: u64 = 1500;
 
 /// Build every `[[lan]]`, appending its link directions to `links`.
 pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], node: &NodeLookup, links: &mut Vec<Link>, interval: SimTime) -> Result<Vec<Lan>, ScenarioError> {
+    if sc.links.is_empty() && sc.lan.is_empty() {
+        return Err(ctx.err("links".into(), "missing: a scenario joins its nodes with [[links]], [[lan]] segments, or both"));
+    }
     let mut out = Vec::with_capacity(sc.lan.len());
     // Which segment (or point-to-point link) each host's one interface is on.
     let mut host_on: HashMap<u32, String> = HashMap::new();
