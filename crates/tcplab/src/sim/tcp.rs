@@ -299,7 +299,7 @@ impl Simulation {
                 size: seg.wire_bytes(),
                 ttl: 64,
                 corrupted: false,
-                ecn: if seg.ect { Ecn::Ect } else { Ecn::NotEct },
+                ecn: if seg.ect { Ecn::Ect0 } else { Ecn::NotEct },
                 created: now.0,
                 kind: PacketKind::Tcp {
                     conn: c,
