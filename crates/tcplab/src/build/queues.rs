@@ -38,6 +38,7 @@ fn set_params(q: &QueueCfg) -> Vec<(&'static str, ParamValue)> {
         ("phi", q.phi.map(Num)),
         ("packet_size", q.packet_size.map(|s| Size(s.0))),
         ("cap_pkts", q.cap_pkts.map(Num)),
+        ("k_packets", q.k_packets.map(Num)),
     ];
     v.retain(|(_, x)| x.is_some());
     v.into_iter().map(|(k, x)| (k, x.unwrap())).collect()

@@ -4,6 +4,7 @@
 
 pub mod aqm_stats;
 pub mod capture;
+pub mod codel;
 pub mod discipline;
 pub mod droptail;
 pub mod fifo;
@@ -15,6 +16,7 @@ pub mod queue;
 pub mod red;
 pub mod registry;
 pub mod routing;
+pub mod step;
 pub mod vq;
 
 pub use link::{Link, LinkId, LinkParams};
