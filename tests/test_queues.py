@@ -38,3 +38,13 @@ def test_step_marker_is_droptail_for_non_ect_traffic():
     step = bottleneck({"links[0].queue.kind": "step", "links[0].queue.k_packets": 5})
     assert step["drops"] == tail["drops"] and step["packets_forwarded"] == tail["packets_forwarded"]
     assert step["aqm"]["marks_by_cause"] == {} and step["ecn_marks"] == 0
+
+
+def test_fq_codel_runs_end_to_end_and_conserves_packets():
+    l = bottleneck({"links[0].queue.kind": "fq_codel", "links[0].queue.limit": "1000pkts"}, "15s")
+    a = l["aqm"]
+    assert sum(a["drops_by_cause"].values()) == l["drops"] > 0
+    assert l["packets_forwarded"] <= a["departed"] <= l["packets_forwarded"] + 1
+    # 16 equal CBR flows, one queue each (with 1024 queues a collision is unlikely but allowed):
+    # each flow's queue is controlled by its own CoDel, so no overflow at 1000 packets.
+    assert a["drops_by_cause"].get("fattest", 0) == 0

@@ -8,6 +8,7 @@ pub mod codel;
 pub mod discipline;
 pub mod droptail;
 pub mod fifo;
+pub mod fq_codel;
 pub mod link;
 pub mod monitor;
 pub mod node;

@@ -19,6 +19,7 @@ pub const DISCIPLINES: &[Discipline] = &[
     super::red::ENTRY_ARED,
     super::vq::ENTRY,
     super::codel::ENTRY,
+    super::fq_codel::ENTRY,
     super::step::ENTRY,
 ];
 

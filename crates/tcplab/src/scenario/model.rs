@@ -382,6 +382,15 @@ pub struct QueueCfg {
     /// STEP (DCTCP's marker): CE-mark ECT arrivals finding at least this many packets waiting (default 20).
     #[serde(default)]
     pub k_packets: Option<f64>,
+    /// FQ-CoDel: number of flow queues (default 1024, RFC 8290 §4.1.1).
+    #[serde(default)]
+    pub flows: Option<f64>,
+    /// FQ-CoDel: DRR++ quantum (default 1514B, RFC 8290 §5.1).
+    #[serde(default)]
+    pub quantum: Option<Size>,
+    /// FQ-CoDel: memory limit over all flow queues (default 32MB, RFC 8290 §5.1).
+    #[serde(default)]
+    pub memory_limit: Option<Size>,
 }
 
 /// A link's scripted drop list: `drop = { packets = [{ flow = "t", seq = 14000 }, ...] }`.
