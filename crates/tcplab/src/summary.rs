@@ -60,6 +60,36 @@ pub struct LinkSummary {
     pub window_drops: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_queue_avg_pkts: Option<f64>,
+    /// The bufferbloat figures of a discipline that keeps them (CoDel, FQ-CoDel, PIE, DualPI2,
+    /// step): absent for DropTail, RED and VQ, so their summaries are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aqm: Option<AqmSummary>,
+}
+
+/// Sojourn-time percentiles (seconds, within 3 % below; `net::aqm_stats`) of the packets that
+/// left the queue for the wire, and its drops and CE marks by cause (`overflow` = buffer full,
+/// `codel`, `fattest` = FQ-CoDel's drop from the largest queue, `step`, ...).
+#[derive(Serialize, Clone, Debug)]
+pub struct AqmSummary {
+    pub departed: u64,
+    pub sojourn_p50_s: Option<f64>,
+    pub sojourn_p95_s: Option<f64>,
+    pub sojourn_p99_s: Option<f64>,
+    pub drops_by_cause: BTreeMap<&'static str, u64>,
+    pub marks_by_cause: BTreeMap<&'static str, u64>,
+}
+
+impl AqmSummary {
+    fn of(s: &crate::net::aqm_stats::AqmStats) -> AqmSummary {
+        AqmSummary {
+            departed: s.departed,
+            sojourn_p50_s: s.sojourn_quantile_s(0.50),
+            sojourn_p95_s: s.sojourn_quantile_s(0.95),
+            sojourn_p99_s: s.sojourn_quantile_s(0.99),
+            drops_by_cause: s.drops.clone(),
+            marks_by_cause: s.marks.clone(),
+        }
+    }
 }
 
 /// Mean and population standard deviation from a count, sum and sum of squares.
@@ -424,6 +454,7 @@ impl Summary {
                     window_queue_delay_std_s: wdelay.and_then(|d| d.1),
                     window_drops: win.map(|(a, b)| b.drops - a.drops),
                     window_queue_avg_pkts: win.map(|(a, b)| (b.q_area - a.q_area) as f64 / span_ns(&a, &b)),
+                    aqm: l.queue.aqm_stats().map(AqmSummary::of),
                 }
             })
             .collect();

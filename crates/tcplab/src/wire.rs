@@ -97,7 +97,8 @@ pub fn fold(mut acc: u32) -> u16 {
 fn ecn_bits(e: Ecn) -> u8 {
     match e {
         Ecn::NotEct => 0b00,
-        Ecn::Ect => 0b10,
+        Ecn::Ect0 => 0b10,
+        Ecn::Ect1 => 0b01,
         Ecn::Ce => 0b11,
     }
 }
@@ -106,7 +107,8 @@ fn ecn_from_bits(b: u8) -> Ecn {
     match b & 3 {
         0b00 => Ecn::NotEct,
         0b11 => Ecn::Ce,
-        _ => Ecn::Ect,
+        0b01 => Ecn::Ect1,
+        _ => Ecn::Ect0,
     }
 }
 
@@ -161,7 +163,7 @@ fn write_options(out: &mut Vec<u8>, seg: &Segment) {
 pub fn write_tcp(out: &mut Vec<u8>, ip: &IpInfo, sport: u16, dport: u16, seg: &Segment, window_shift: u8, payload: Payload) -> usize {
     let mut ip = *ip;
     if seg.ect && ip.ecn == Ecn::NotEct {
-        ip.ecn = Ecn::Ect;
+        ip.ecn = Ecn::of_segment(true, seg.ect1);
     }
     if seg.ce {
         ip.ecn = Ecn::Ce;
@@ -348,6 +350,7 @@ pub fn parse_ipv4(d: &[u8]) -> Result<Parsed, WireError> {
                 wnd: u16::from_be_bytes([l4[14], l4[15]]) as u32,
                 len: (l4.len() - off) as u32,
                 ect: ip.ecn != Ecn::NotEct,
+                ect1: ip.ecn == Ecn::Ect1,
                 ce: ip.ecn == Ecn::Ce,
                 ..Segment::default()
             };
@@ -408,6 +411,16 @@ impl WindowScales {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RFC 3168 §5: ECT(0) = 10, ECT(1) = 01 (the L4S identifier, RFC 9331), CE = 11; each
+    /// codepoint survives the round trip through the IP header.
+    #[test]
+    fn ecn_codepoints_round_trip() {
+        for (e, bits) in [(Ecn::NotEct, 0b00), (Ecn::Ect0, 0b10), (Ecn::Ect1, 0b01), (Ecn::Ce, 0b11)] {
+            assert_eq!(ecn_bits(e), bits);
+            assert_eq!(ecn_from_bits(bits), e);
+        }
+    }
 
     fn ip() -> IpInfo {
         IpInfo { src: node_ip(0), dst: node_ip(7), ttl: 64, ecn: Ecn::NotEct, id: 1 }
@@ -551,7 +564,7 @@ mod tests {
     fn rewrite_keeps_checksums_valid() {
         let seg = full_segment();
         let mut out = Vec::new();
-        write_tcp(&mut out, &IpInfo { ecn: Ecn::Ect, ..ip() }, 1, 2, &Segment { ce: false, ..seg }, 0, Payload::Bytes(&vec![1u8; seg.len as usize]));
+        write_tcp(&mut out, &IpInfo { ecn: Ecn::Ect0, ..ip() }, 1, 2, &Segment { ce: false, ..seg }, 0, Payload::Bytes(&vec![1u8; seg.len as usize]));
         rewrite_ttl_ecn(&mut out, 17, Ecn::Ce);
         let p = parse_ipv4(&out).expect("still valid: the TCP checksum does not cover TTL or ECN");
         assert_eq!(p.ip.ttl, 17);

@@ -33,7 +33,7 @@ fn datagram(len: u32, id: u8) -> Vec<u8> {
     let seg = Segment { seq: 1000 * id as u32, ack: 1, flags: tcplab_tcp::Flags::ACK, wnd: 1000, len, ..Segment::default() };
     let payload: Vec<u8> = (0..len).map(|k| pattern_byte(k as u64) ^ id).collect();
     let mut out = Vec::new();
-    let ip = IpInfo { src: wire::node_ip(0), dst: wire::node_ip(2), ttl: 64, ecn: Ecn::Ect, id: 0 };
+    let ip = IpInfo { src: wire::node_ip(0), dst: wire::node_ip(2), ttl: 64, ecn: Ecn::Ect0, id: 0 };
     wire::write_tcp(&mut out, &ip, 1, 2, &seg, 0, Payload::Bytes(&payload));
     out
 }
@@ -47,7 +47,7 @@ fn raw_datagrams_cross_the_simulated_network() {
     for id in 0..5u8 {
         let d = datagram(960, id); // 1000 bytes: 1 ms at 8 Mbit/s
         assert_eq!(d.len(), 1000);
-        let p = Packet { src: 0, dst: 2, size: d.len() as u32, ttl: 64, corrupted: false, ecn: Ecn::Ect, created: 0, kind: PacketKind::Raw };
+        let p = Packet { src: 0, dst: 2, size: d.len() as u32, ttl: 64, corrupted: false, ecn: Ecn::Ect0, created: 0, kind: PacketKind::Raw };
         sim.send_raw(SimTime::ZERO, p, &d);
         sent.push(d);
     }
@@ -66,7 +66,7 @@ fn raw_datagrams_cross_the_simulated_network() {
         let p = wire::parse_ipv4(&got).expect("still a valid datagram");
         assert_eq!(p.ip.ttl, 63);
         let mut want = sent[k].clone();
-        wire::rewrite_ttl_ecn(&mut want, 63, Ecn::Ect);
+        wire::rewrite_ttl_ecn(&mut want, 63, Ecn::Ect0);
         assert_eq!(got, want, "bytes intact");
     }
     assert_eq!(sim.pool.live(), 0);

@@ -85,7 +85,7 @@ mod tests {
     use super::*;
 
     fn arr(id: u32, bytes: u32, busy: bool) -> Arrival {
-        Arrival { id, bytes, link_busy: busy, busy_bytes: if busy { 1000 } else { 0 }, ect: false }
+        Arrival { id, bytes, link_busy: busy, busy_bytes: if busy { 1000 } else { 0 }, ecn: crate::net::packet::Ecn::NotEct, flow: 0 }
     }
 
     #[test]

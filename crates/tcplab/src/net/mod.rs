@@ -2,11 +2,14 @@
 //! rate/delay/overhead/MTU/loss/corruption per direction, output queues behind a queue-discipline
 //! trait, nodes with processing delay, static shortest-path routing, and per-link monitors.
 
+pub mod aqm_stats;
 pub mod capture;
+pub mod codel;
 pub mod discipline;
 pub mod droptail;
 pub mod fifo;
 pub mod ethernet;
+pub mod fq_codel;
 pub mod link;
 pub mod monitor;
 pub mod node;
@@ -15,6 +18,7 @@ pub mod queue;
 pub mod red;
 pub mod registry;
 pub mod routing;
+pub mod step;
 pub mod vq;
 
 pub use link::{Link, LinkId, LinkParams};

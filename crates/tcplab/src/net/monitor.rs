@@ -259,7 +259,13 @@ impl LinkMonitor {
     #[inline]
     pub fn on_delay(&mut self, now: SimTime, waited: bool) {
         let d = if waited { self.enq_times.pop_front().map_or(0, |t| now.0.saturating_sub(t)) } else { 0 };
-        let s = d as f64 / 1e9;
+        self.on_delay_of(now, SimTime(d));
+    }
+
+    /// A packet left for the wire after waiting `d` (a discipline that measures it itself).
+    #[inline]
+    pub fn on_delay_of(&mut self, _now: SimTime, d: SimTime) {
+        let s = d.0 as f64 / 1e9;
         self.delay_n += 1;
         self.delay_sum_s += s;
         self.delay_sumsq_s2 += s * s;

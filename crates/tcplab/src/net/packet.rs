@@ -37,14 +37,31 @@ pub struct Packet {
     pub kind: PacketKind,
 }
 
-/// The two ECN bits of the IP header (RFC 3168 §5). ECT(1) is not distinguished from ECT(0).
+/// The two ECN bits of the IP header (RFC 3168 §5): ECT(0) is the classic ECN-capable codepoint
+/// (RFC 3168 senders), ECT(1) the L4S identifier (RFC 9331 §8), which DualPI2 classifies into its
+/// low-latency queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ecn {
     #[default]
     NotEct,
-    Ect,
+    /// ECT(0), IP bits 10.
+    Ect0,
+    /// ECT(1), IP bits 01.
+    Ect1,
     /// Congestion Experienced, set by a marking queue.
     Ce,
+}
+
+impl Ecn {
+    /// The codepoint a TCP segment leaves with: Not-ECT, or ECT(0), or ECT(1) for an L4S sender
+    /// (TCP Prague sets `ect1`, RFC 9331).
+    pub fn of_segment(ect: bool, ect1: bool) -> Ecn {
+        match (ect, ect1) {
+            (false, _) => Ecn::NotEct,
+            (true, false) => Ecn::Ect0,
+            (true, true) => Ecn::Ect1,
+        }
+    }
 }
 
 /// Why a packet did not arrive. Every drop carries one.
@@ -61,6 +78,28 @@ pub enum DropReason {
     Early,
     /// Dropped by the link's scripted drop list (`drop = { packets = [...] }`).
     Scripted,
+}
+
+impl Ecn {
+    /// ECN-capable: ECT(0), ECT(1) or already CE (a CE packet may be marked again, staying CE).
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+impl Packet {
+    /// A key naming the packet's flow for flow-queueing disciplines (FQ-CoDel's 5-tuple): the
+    /// end nodes and the connection or UDP source.
+    #[inline]
+    pub fn flow_key(&self) -> u64 {
+        let port = match self.kind {
+            PacketKind::Udp { source, .. } => 1u64 << 40 | source as u64,
+            PacketKind::Tcp { conn, gen, .. } => 2u64 << 40 | (gen as u64) << 32 | conn as u64,
+            PacketKind::Raw => 3u64 << 40,
+        };
+        (self.src as u64) << 48 ^ (self.dst as u64) << 44 ^ port
+    }
 }
 
 impl DropReason {

@@ -10,7 +10,7 @@
 //! Counter invariant (tested): `arrived == departed + dropped + queued` at every instant, where
 //! "queued" excludes the packet being serialized on the link (it has departed the queue).
 
-use super::packet::{DropReason, PacketId};
+use super::packet::{DropReason, Ecn, PacketId};
 use crate::engine::SimTime;
 
 /// What the queue may look at when deciding.
@@ -22,8 +22,18 @@ pub struct Arrival {
     /// queue).
     pub link_busy: bool,
     pub busy_bytes: u32,
-    /// The packet carries an ECN-capable codepoint (ECT(0)/ECT(1)), so it may be CE-marked.
-    pub ect: bool,
+    /// The packet's ECN codepoint ([`Arrival::ect`]: it may be CE-marked).
+    pub ecn: Ecn,
+    /// Its flow ([`super::packet::Packet::flow_key`]), for flow-queueing disciplines.
+    pub flow: u64,
+}
+
+impl Arrival {
+    /// ECN-capable (ECT(0), ECT(1) or CE), so a marker may CE-mark it instead of dropping it.
+    #[inline]
+    pub fn ect(&self) -> bool {
+        self.ecn.capable()
+    }
 }
 
 /// How an accepted packet was admitted.
@@ -54,6 +64,28 @@ pub trait QueueDisc: Send {
     }
     /// An active queue manager's average queue (RED's `avg`), in packets, for the queue graph.
     fn average_pkts(&self) -> Option<f64> {
+        None
+    }
+    /// Whether the packet the last `dequeue` returned is to be CE-marked (a discipline that
+    /// marks on dequeue: CoDel, DualPI2's L queue). Asked only of `sees_every_arrival` queues,
+    /// and only for an ECN-capable packet.
+    fn dequeue_mark(&mut self) -> bool {
+        false
+    }
+    /// A packet the discipline dropped from inside its buffer (CoDel's head drops, FQ-CoDel's
+    /// fattest-queue drop) since the last call; the simulator frees and counts each after every
+    /// enqueue and dequeue of a `sees_every_arrival` queue.
+    fn pop_inner_drop(&mut self) -> Option<(PacketId, u32, DropReason)> {
+        None
+    }
+    /// The queueing delay of the packet the last `dequeue` returned, for disciplines that keep
+    /// packets out of arrival order or drop from inside (the link monitor's own FIFO of
+    /// enqueue times assumes neither). `None`: the monitor measures it.
+    fn last_sojourn(&self) -> Option<SimTime> {
+        None
+    }
+    /// Sojourn-time percentiles and drops/marks by cause, for disciplines that keep them.
+    fn aqm_stats(&self) -> Option<&super::aqm_stats::AqmStats> {
         None
     }
 }

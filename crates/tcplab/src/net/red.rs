@@ -356,7 +356,7 @@ impl QueueDisc for Red {
                         let pa = Red::p_a(pb, self.count, self.p.wait);
                         if self.rng.gen::<f64>() < pa {
                             self.count = 0;
-                            if self.p.ecn && a.ect {
+                            if self.p.ecn && a.ect() {
                                 verdict = Admit::QueuedMarkCe;
                             } else {
                                 self.early_drops += 1;
@@ -422,7 +422,7 @@ mod tests {
     use crate::engine::RngStreams;
 
     fn arr(id: u32, ect: bool) -> Arrival {
-        Arrival { id, bytes: 1000, link_busy: true, busy_bytes: 1000, ect }
+        Arrival { id, bytes: 1000, link_busy: true, busy_bytes: 1000, ecn: if ect { crate::net::packet::Ecn::Ect0 } else { crate::net::packet::Ecn::NotEct }, flow: 0 }
     }
 
     fn red(p: RedParams) -> Red {

@@ -18,6 +18,9 @@ pub const DISCIPLINES: &[Discipline] = &[
     super::red::ENTRY_RED,
     super::red::ENTRY_ARED,
     super::vq::ENTRY,
+    super::codel::ENTRY,
+    super::fq_codel::ENTRY,
+    super::step::ENTRY,
 ];
 
 const N: usize = DISCIPLINES.len();

@@ -132,7 +132,7 @@ impl QueueDisc for VirtualQueue {
             return Err(DropReason::QueueOverflow);
         }
         self.q.push(a.id, a.bytes, ());
-        Ok(if mark && a.ect { Admit::QueuedMarkCe } else { Admit::Queued })
+        Ok(if mark && a.ect() { Admit::QueuedMarkCe } else { Admit::Queued })
     }
 
     fn dequeue(&mut self, _now: SimTime) -> Option<(PacketId, u32)> {

@@ -363,13 +363,13 @@ pub struct QueueCfg {
     /// RED: the typical packet size for byte mode and the idle-time decay (ns-2 `mean_pktsize_`, 500B).
     #[serde(default)]
     pub mean_pktsize: Option<Size>,
-    /// RED: mark ECN-capable packets with CE instead of dropping them (ns-2 `setbit_`, default false).
+    /// RED, CoDel: mark ECN-capable packets with CE instead of dropping them (ns-2 `setbit_`, default false).
     #[serde(default)]
     pub ecn: Option<bool>,
-    /// ARED: target queueing delay (default 5ms, ns-2 `targetdelay_`).
+    /// ARED: target queueing delay (default 5ms, ns-2 `targetdelay_`); CoDel/FQ-CoDel: target sojourn (default 5ms, RFC 8289).
     #[serde(default)]
     pub target_delay: Option<Duration>,
-    /// ARED: adaptation interval (default 500ms, ns-2 `interval_`).
+    /// ARED: adaptation interval (default 500ms, ns-2 `interval_`); CoDel/FQ-CoDel: the interval (default 100ms, RFC 8289).
     #[serde(default)]
     pub interval: Option<Duration>,
     /// VQ (Kelly's virtual-queue marker, seed 003 §3.1): virtual capacity as a fraction of the link rate (default 0.9, §4).
@@ -384,6 +384,18 @@ pub struct QueueCfg {
     /// VQ: cap of the virtual queue in packets of `packet_size` (default 30, §3.1).
     #[serde(default)]
     pub cap_pkts: Option<f64>,
+    /// STEP (DCTCP's marker): CE-mark ECT arrivals finding at least this many packets waiting (default 20).
+    #[serde(default)]
+    pub k_packets: Option<f64>,
+    /// FQ-CoDel: number of flow queues (default 1024, RFC 8290 §4.1.1).
+    #[serde(default)]
+    pub flows: Option<f64>,
+    /// FQ-CoDel: DRR++ quantum (default 1514B, RFC 8290 §5.1).
+    #[serde(default)]
+    pub quantum: Option<Size>,
+    /// FQ-CoDel: memory limit over all flow queues (default 32MB, RFC 8290 §5.1).
+    #[serde(default)]
+    pub memory_limit: Option<Size>,
 }
 
 /// A link's scripted drop list: `drop = { packets = [{ flow = "t", seq = 14000 }, ...] }`.

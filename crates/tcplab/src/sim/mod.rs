@@ -385,7 +385,8 @@ impl Simulation {
 
     fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
         let size = self.pool.get(id).size;
-        let ect = self.pool.get(id).ecn != Ecn::NotEct;
+        let ecn = self.pool.get(id).ecn;
+        let ect = ecn.capable();
         let tag = self.tag_if_traced(l, id);
         let link = &mut self.links[l as usize];
         link.monitor.on_arrive(size);
@@ -426,7 +427,7 @@ impl Simulation {
             self.capture(now, l, id);
             return;
         }
-        let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ect };
+        let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ecn, flow: if link.aqm { self.pool.get(id).flow_key() } else { 0 } };
         let verdict = link.queue.enqueue(now, a);
         if let Some(avg) = link.queue.average_pkts() {
             link.monitor.on_aqm_avg(now, avg);
@@ -438,7 +439,13 @@ impl Simulation {
                     self.pool.get_mut(id).ecn = Ecn::Ce;
                 }
                 let link = &mut self.links[l as usize];
-                link.monitor.on_enqueued(now);
+                if link.queue.last_sojourn().is_none() {
+                    link.monitor.on_enqueued(now);
+                }
+                if link.aqm {
+                    self.settle_inner_drops(now, l);
+                }
+                let link = &mut self.links[l as usize];
                 let q = link.queue.len_pkts() as u32;
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
                 link.monitor.trace(now, 0, size, None, tag);
@@ -496,14 +503,41 @@ impl Simulation {
         }
     }
 
+    /// Free and count the packets an AQM dropped from inside its buffer, CE-mark a departing
+    /// packet it marked on dequeue.
+    fn settle_inner_drops(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.links[l as usize];
+        while let Some((id, size, reason)) = link.queue.pop_inner_drop() {
+            let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id) } else { PacketTag::NONE };
+            link.monitor.on_drop(now, size, reason, tag);
+            self.conservation.dropped += 1;
+            self.pool.free(id);
+        }
+    }
+
     /// Begin transmitting the next queued packet of idle link `l`, if any.
     pub(crate) fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
-        if let Some((next, nsize)) = link.queue.dequeue(now) {
+        let next = link.queue.dequeue(now);
+        if link.aqm {
+            self.settle_inner_drops(now, l);
+            if let Some((id, _)) = next {
+                let link = &mut self.links[l as usize];
+                if link.queue.dequeue_mark() && self.pool.get(id).ecn.capable() {
+                    self.pool.get_mut(id).ecn = Ecn::Ce;
+                    link.monitor.on_mark();
+                }
+            }
+        }
+        let link = &mut self.links[l as usize];
+        if let Some((next, nsize)) = next {
             let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), next) } else { PacketTag::NONE };
             link.busy = Some((next, nsize));
             link.monitor.on_depart();
-            link.monitor.on_delay(now, true);
+            match link.queue.last_sojourn() {
+                Some(d) => link.monitor.on_delay_of(now, d),
+                None => link.monitor.on_delay(now, true),
+            }
             let q = link.queue.len_pkts() as u32;
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);

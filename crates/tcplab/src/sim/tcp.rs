@@ -299,7 +299,7 @@ impl Simulation {
                 size: seg.wire_bytes(),
                 ttl: 64,
                 corrupted: false,
-                ecn: if seg.ect { Ecn::Ect } else { Ecn::NotEct },
+                ecn: Ecn::of_segment(seg.ect, seg.ect1),
                 created: now.0,
                 kind: PacketKind::Tcp {
                     conn: c,

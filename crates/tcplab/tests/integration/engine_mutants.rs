@@ -108,7 +108,7 @@ fn ared_parameters_follow_the_link_rate() {
 }
 
 fn arrival(id: u32, bytes: u32) -> tcplab::net::queue::Arrival {
-    tcplab::net::queue::Arrival { id, bytes, link_busy: true, busy_bytes: 1000, ect: false }
+    tcplab::net::queue::Arrival { id, bytes, link_busy: true, busy_bytes: 1000, ecn: tcplab::net::packet::Ecn::NotEct, flow: 0 }
 }
 
 /// A RED queue with a byte limit admits a packet while the bytes queued plus its own fit, and
