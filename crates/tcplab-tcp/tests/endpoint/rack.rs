@@ -11,9 +11,13 @@ use crate::script::*;
 /// SACK sender with RACK, 10 segments of 1000 bytes sent at 100 ms (handshake RTT 100 ms),
 /// peer window `wnd`, RTO at least 200 ms.
 fn ten_in_flight(recovery: RecoveryKind, wnd: u32) -> Script {
+    in_flight(recovery, wnd, 10)
+}
+
+fn in_flight(recovery: RecoveryKind, wnd: u32, n: u32) -> Script {
     let mut c: EndpointConfig = cfg("sack-rfc6675");
     c.variant.recovery = recovery;
-    c.initial_window_segments = 10;
+    c.initial_window_segments = n;
     c.initial_ssthresh = 1 << 30;
     c.timer_model = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
     let mut e = Endpoint::new(c, C_ISS);
@@ -24,7 +28,7 @@ fn ten_in_flight(recovery: RecoveryKind, wnd: u32) -> Script {
     let mut s = Script { e, now: 100 * MS };
     s.write(200_000);
     let sent = drain(&mut s.e, s.now);
-    assert_eq!(data(&sent), (0..10).map(|k| (k * 1000, 1000)).collect::<Vec<_>>());
+    assert_eq!(data(&sent), (0..n).map(|k| (k * 1000, 1000)).collect::<Vec<_>>());
     s
 }
 
@@ -167,4 +171,29 @@ fn the_reorder_timer_marks_the_hole_lost_when_it_outlives_the_window() {
     s.expect_nothing().expect_recovery(false);
     s.timer_at(226).expect_send(&[(0, 1000)]).expect_recovery(true).expect_window(5000, 5000);
     assert_eq!(s.e.stats().coarse_timeouts, 0);
+}
+
+#[test]
+fn rack_with_prr_spreads_the_reduction_as_prr() {
+    // RFC 6937 §6's single loss (20 in flight, segment 0 lost) under RACK + PRR: RACK marks
+    // segment 0 lost at the third SACKed segment (reo_wnd 0 from DupThresh SACKed), the same
+    // ACK as RFC 6675's DupThresh, and PRR gives the schedule of tests/endpoint/prr.rs: one
+    // new segment per two ACKs while pipe > ssthresh, then one per ACK.
+    let mut s = in_flight(RecoveryKind::RackPrr, 65535, 20);
+    assert_eq!(rack_name(&s), "rack-prr");
+    let mut got = Vec::new();
+    for n in 1..=19u32 {
+        s.at(200 + n as u64).recv(sack_ack(0, 65535, &[(1000, 1000 + n * 1000)]));
+        let sent = data(&drain(&mut s.e, s.now));
+        if !sent.is_empty() {
+            got.push((n, sent));
+        }
+    }
+    let mut want = vec![(3, vec![(0, 1000)])];
+    for (i, n) in [6u32, 8, 10, 12, 15, 16, 17, 18, 19].into_iter().enumerate() {
+        want.push((n, vec![(20_000 + i as u32 * 1000, 1000)]));
+    }
+    assert_eq!(got, want);
+    s.at(260).ack(20_000).expect_recovery(false).expect_window(10_000, 10_000);
+    s.expect_send(&[(29_000, 1000)]);
 }
