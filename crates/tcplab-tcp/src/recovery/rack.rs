@@ -30,8 +30,17 @@
 //!   window grows on every ACK), so nothing the receiver holds is sent again; RACK keeps
 //!   detecting lost retransmissions; the ACK covering snd_max at the timeout ends the episode.
 //!
-//! Deliberate deviations: TLP (RFC 8985 §7, the tail loss probe) is not implemented — a tail
-//! loss still waits for the RTO. Time-ordered loss detection walks the outstanding segments in
+//! * TLP (§7), simplified: outside recovery, while data is outstanding and the reorder timer is
+//!   not armed, the probe timeout PTO = 2·SRTT (RACK's own SRTT of its samples; 1 s before the
+//!   first), + WCDelAckT = 200 ms when one segment is in flight, is re-armed on every ACK and
+//!   every new transmission; when it fires, the last outstanding un-SACKed segment is sent
+//!   again as the probe (its SACK or ACK lets RACK find the earlier tail losses). One probe per
+//!   flight: no new PTO until an ACK arrives.
+//!
+//! Deliberate deviations: the TLP probe is always the last segment, never new data (§7.3
+//! prefers a new segment); the PTO is not capped by the RTO (the endpoint's RTO fires anyway if
+//! earlier); TLP loss detection (§7.4, a cwnd reduction when the probe repaired a loss) is not
+//! done. Time-ordered loss detection walks the outstanding segments in
 //! sequence order (O(window) per ACK that finds SACKed data) rather than Linux's time-sorted
 //! list. Byte accounting throughout (Linux counts packets). A partially acknowledged segment
 //! counts as delivered only when fully acknowledged. Spurious-retransmission undo (Eifel, DSACK
@@ -46,6 +55,10 @@ use crate::Nanos;
 
 /// Recoveries without D-SACK before the reordering window multiplier resets (RFC 8985 §6.2).
 const REO_WND_PERSIST: u32 = 16;
+/// TLP's worst-case delayed-ACK timer (RFC 8985 §7.2 WCDelAckT).
+const WC_DEL_ACK_T: Nanos = 200_000_000;
+/// The PTO before any RTT sample (RFC 8985 §7.2).
+const PTO_NO_SRTT: Nanos = 1_000_000_000;
 
 #[derive(Clone, Copy, Debug)]
 struct SentSeg {
@@ -101,6 +114,10 @@ pub struct RackRecovery {
     force_one: bool,
     prr: Prr,
     dupthresh: u32,
+    /// TLP's probe timeout (absolute).
+    pto_deadline: Option<Nanos>,
+    /// A probe was sent and no ACK has arrived since.
+    probe_out: bool,
 }
 
 impl RackRecovery {
@@ -132,6 +149,20 @@ impl RackRecovery {
 
     fn first_lost(&self) -> Option<(u64, u64)> {
         self.segs.iter().find(|(_, s)| s.lost && !s.sacked).map(|(a, s)| (*a, s.end))
+    }
+
+    /// RFC 8985 §7.2: (re)arm the probe timeout from `now`, or disarm it.
+    fn arm_pto(&mut self, now: Nanos) {
+        let outstanding = self.segs.values().filter(|s| !s.sacked).count();
+        if self.episode != Episode::Open || self.reo_deadline.is_some() || self.probe_out || outstanding == 0 {
+            self.pto_deadline = None;
+            return;
+        }
+        let mut pto = self.srtt.map_or(PTO_NO_SRTT, |s| 2 * s);
+        if outstanding == 1 {
+            pto += WC_DEL_ACK_T;
+        }
+        self.pto_deadline = Some(now + pto);
     }
 
     /// One newly delivered segment (§6.1 steps 2–3).
@@ -257,8 +288,16 @@ impl RackRecovery {
         ctx.w.cwnd = (pipe + sndcnt.max(0)).clamp(0, u32::MAX as i64) as u32;
     }
 
-    /// One ACK (advancing or duplicate): delivery, episode end, loss detection, recovery entry.
+    /// One ACK (advancing or duplicate), then the probe timeout re-armed.
     fn process(&mut self, ctx: &mut RecoveryCtx<'_>, ack: u64) -> RecoveryOutcome {
+        self.probe_out = false;
+        let out = self.process_ack(ctx, ack);
+        self.arm_pto(ctx.now);
+        out
+    }
+
+    /// Delivery, episode end, loss detection, recovery entry.
+    fn process_ack(&mut self, ctx: &mut RecoveryCtx<'_>, ack: u64) -> RecoveryOutcome {
         let delivered = self.take_ack(ctx, ack);
         let mut out = RecoveryOutcome::default();
         if self.episode != Episode::Open && ack >= self.recovery_point {
@@ -322,6 +361,7 @@ impl LossRecovery for RackRecovery {
         self.episode = Episode::Rto;
         self.recovery_point = ctx.snd_max;
         self.reo_deadline = None;
+        self.pto_deadline = None;
         self.force_one = false;
         for s in self.segs.values_mut() {
             if !s.sacked {
@@ -374,18 +414,36 @@ impl LossRecovery for RackRecovery {
             }
         }
         self.segs.insert(seq, SentSeg { end, xmit_ts: now, retransmitted: retransmit, lost: false, sacked: false });
+        if !retransmit {
+            self.arm_pto(now);
+        }
     }
     fn next_timer(&self) -> Option<Nanos> {
-        self.reo_deadline
+        match (self.reo_deadline, self.pto_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     fn on_timer(&mut self, ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome {
-        if !self.reo_deadline.is_some_and(|d| d <= ctx.now) {
+        let now = ctx.now;
+        if self.reo_deadline.is_some_and(|d| d <= now) {
+            let newly_lost = self.detect_loss(now);
+            if newly_lost && self.episode == Episode::Open {
+                self.pto_deadline = None;
+                let una = ctx.snd_una;
+                return self.enter_fast_recovery(ctx, una);
+            }
+            self.arm_pto(now);
             return RecoveryOutcome::default();
         }
-        let newly_lost = self.detect_loss(ctx.now);
-        if newly_lost && self.episode == Episode::Open {
-            let una = ctx.snd_una;
-            return self.enter_fast_recovery(ctx, una);
+        if self.pto_deadline.is_some_and(|d| d <= now) {
+            // TLP (§7.3): probe with the last outstanding segment; one probe per flight.
+            self.pto_deadline = None;
+            let last = self.segs.iter().rev().find(|(_, s)| !s.sacked).map(|(a, _)| *a);
+            if let (Some(seq), Episode::Open) = (last, self.episode) {
+                self.probe_out = true;
+                return RecoveryOutcome { retransmit: Some(seq), ..Default::default() };
+            }
         }
         RecoveryOutcome::default()
     }

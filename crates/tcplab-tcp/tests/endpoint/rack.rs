@@ -15,18 +15,24 @@ fn ten_in_flight(recovery: RecoveryKind, wnd: u32) -> Script {
 }
 
 fn in_flight(recovery: RecoveryKind, wnd: u32, n: u32) -> Script {
+    in_flight_of(recovery, wnd, n, 200_000, 200)
+}
+
+/// As [`ten_in_flight`] with `n` segments, `bytes` written by the application, RTO at least
+/// `min_rto_ms`.
+fn in_flight_of(recovery: RecoveryKind, wnd: u32, n: u32, bytes: u64, min_rto_ms: u64) -> Script {
     let mut c: EndpointConfig = cfg("sack-rfc6675");
     c.variant.recovery = recovery;
     c.initial_window_segments = n;
     c.initial_ssthresh = 1 << 30;
-    c.timer_model = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+    c.timer_model = TimerModel::Fine { granularity: MS, min_rto: min_rto_ms * MS, initial_rto: SEC };
     let mut e = Endpoint::new(c, C_ISS);
     e.connect(0);
     drain(&mut e, 0);
     e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd, mss: Some(1000), sack_ok: true, ..Default::default() });
     assert!(e.sack_ok());
     let mut s = Script { e, now: 100 * MS };
-    s.write(200_000);
+    s.write(bytes);
     let sent = drain(&mut s.e, s.now);
     assert_eq!(data(&sent), (0..n).map(|k| (k * 1000, 1000)).collect::<Vec<_>>());
     s
@@ -196,4 +202,48 @@ fn rack_with_prr_spreads_the_reduction_as_prr() {
     assert_eq!(got, want);
     s.at(260).ack(20_000).expect_recovery(false).expect_window(10_000, 10_000);
     s.expect_send(&[(29_000, 1000)]);
+}
+
+#[test]
+fn tail_loss_probe_finds_a_tail_loss_before_the_timeout() {
+    // Exactly 10 segments to send; the last two (8 000, 9 000) are lost; RFC 6298's 1 s
+    // minimum RTO. ACK 8 000 at 200 ms: RACK's SRTT is 100 ms, two segments outstanding, so
+    // PTO = 2·SRTT = 200 ms, long before the RTO (200 ms + 1 s).
+    let mut s = in_flight_of(RecoveryKind::Rack, 65535, 10, 10_000, 1000);
+    s.at(200).ack(8000).expect_nothing();
+    assert_eq!(s.e.next_timer(), Some(400 * MS));
+    // The probe is the last segment, sent again.
+    s.timer_at(400).expect_send(&[(9000, 1000)]).expect_recovery(false);
+    // One probe per flight: the next deadline is the RTO, not another probe.
+    assert_eq!(s.e.next_timer(), Some(1200 * MS));
+    // Its SACK one RTT later shows 8 000, sent long before it, lost (100 + RACK.rtt 100 +
+    // reo_wnd 25 ≤ 500): fast recovery and the retransmission at once, no timeout.
+    s.at(500).recv(sack_ack(8000, 65535, &[(9000, 10_000)])).expect_send(&[(8000, 1000)]).expect_recovery(true);
+    assert_eq!(s.e.stats().coarse_timeouts, 0);
+    s.at(600).ack(10_000).expect_recovery(false);
+    assert_eq!(s.e.stats().coarse_timeouts, 0);
+}
+
+#[test]
+fn a_single_outstanding_segment_adds_the_delayed_ack_allowance_to_the_probe() {
+    // After ACK 9 000 one segment is outstanding: PTO = 2·SRTT + WCDelAckT (200 ms) = 400 ms,
+    // so with a 200 ms minimum the RTO (200 + 250 ms) comes first.
+    let mut s = in_flight_of(RecoveryKind::Rack, 65535, 10, 10_000, 200);
+    s.at(200).ack(9000).expect_nothing();
+    assert_eq!(s.e.next_timer(), Some(450 * MS), "the RTO, before the PTO at 600 ms");
+    s.timer_at(450).expect_send(&[(9000, 1000)]);
+    assert_eq!(s.e.stats().coarse_timeouts, 1);
+}
+
+#[test]
+fn the_probe_timeout_of_one_outstanding_segment_includes_the_delayed_ack_allowance() {
+    // As above with a 1 s minimum RTO: the probe goes at 200 + 2·100 + 200 = 600 ms, not
+    // earlier.
+    let mut s = in_flight_of(RecoveryKind::Rack, 65535, 10, 10_000, 1000);
+    s.at(200).ack(9000).expect_nothing();
+    s.at(599);
+    s.e.on_timer(s.now);
+    s.expect_nothing();
+    s.timer_at(600).expect_send(&[(9000, 1000)]);
+    assert_eq!(s.e.stats().coarse_timeouts, 0);
 }
