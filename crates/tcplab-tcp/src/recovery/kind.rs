@@ -19,9 +19,9 @@ pub enum RecoveryKind {
     Rfc6675,
     /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675, see [`PrrRecovery`].
     Prr,
-    /// RFC 8985 RACK loss detection (no TLP), window = ssthresh in recovery, see [`RackRecovery`].
+    /// RFC 8985 RACK-TLP loss detection, window = ssthresh in recovery, see [`RackRecovery`].
     Rack,
-    /// RACK loss detection with PRR (RFC 6937) setting the window, as Linux.
+    /// RACK-TLP loss detection with PRR (RFC 6937) setting the window, as Linux.
     RackPrr,
     /// None of its own: the congestion control decides retransmissions and window cuts (Vegas),
     /// see [`VegasRecovery`].
