@@ -166,7 +166,7 @@ impl RackRecovery {
     }
 
     /// One newly delivered segment (§6.1 steps 2–3).
-    fn on_delivered_seg(&mut self, now: Nanos, start: u64, s: &SentSeg) {
+    fn on_delivered_seg(&mut self, now: Nanos, s: &SentSeg) {
         let rtt = now.saturating_sub(s.xmit_ts);
         if s.retransmitted && self.min_rtt.is_some_and(|m| rtt < m) {
             return; // possibly the original's ACK: no sample
@@ -178,7 +178,6 @@ impl RackRecovery {
                 self.reordering_seen = true;
             }
         }
-        let _ = start;
         self.fack = self.fack.max(s.end);
         let newer = match self.rack_xmit_ts {
             None => true,
@@ -204,7 +203,7 @@ impl RackRecovery {
             let s = self.segs.remove(&a).expect("listed above");
             if !s.sacked {
                 delivered += s.end - a;
-                self.on_delivered_seg(now, a, &s);
+                self.on_delivered_seg(now, &s);
             }
         }
         for &(a, b) in ctx.sack {
@@ -215,7 +214,7 @@ impl RackRecovery {
                 s.lost = false;
                 let s = *s;
                 delivered += s.end - k;
-                self.on_delivered_seg(now, k, &s);
+                self.on_delivered_seg(now, &s);
             }
         }
         // D-SACK (RFC 2883 §4): the first block below the ACK or inside the second.
