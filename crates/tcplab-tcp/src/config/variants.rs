@@ -44,10 +44,11 @@
 //!   timers with a 200 ms minimum RTO, timestamps and window scaling. Parameters `g`
 //!   (1/16, a power of two), `alpha_init` (1).
 //! * `modern` — Linux 6.x's defaults as far as tcplab has them: CUBIC with HyStart,
-//!   [`crate::recovery::PrrRecovery`] (RFC 6937 over RFC 6675 SACK), D-SACK, timestamps, window
+//!   [`crate::recovery::RackRecovery::with_prr`] (RFC 8985 RACK finds the losses, RFC 6937 PRR
+//!   sizes the window, SACK marks kept across an RTO, as Linux), D-SACK, timestamps, window
 //!   scaling, IW 10, delayed ACKs with a 40 ms timer, 200 ms minimum RTO, no initial ssthresh.
-//!   Not yet: RACK-TLP, Linux's quick-ACK mode, pacing, autotuned buffers (the `modern`
-//!   *profile* sizes the buffers).
+//!   TLP probes with the last segment only. Not yet: Linux's quick-ACK mode, pacing, autotuned
+//!   buffers (the `modern` *profile* sizes the buffers).
 //! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
 //!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
 //!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
@@ -189,7 +190,7 @@ pub const VARIANTS: &[VariantEntry] = &[
     // Linux tcp_dctcp.c over RFC 6675 SACK recovery; the receiver runs RFC 8257 §3.2's echo.
     VariantEntry { name: "dctcp", description: "DCTCP (RFC 8257): alpha per window (g = 1/16), cwnd × (1 − alpha/2) per window with ECE; DCTCP receiver echo", cc: CcKind::Dctcp(DctcpParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: dctcp_host },
     // Linux 6.x defaults: CUBIC + HyStart, SACK with PRR, timestamps, window scaling, IW10.
-    VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::Prr, timer: FINE_LINUX, setup: linux_defaults },
+    VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + RACK-TLP (RFC 8985) + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
     VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
     VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RFC 6675 recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: bbr_linux },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),

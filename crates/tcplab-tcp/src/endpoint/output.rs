@@ -177,6 +177,13 @@ impl Endpoint {
                 self.gate_open = false;
                 seg
             }
+            SackSend::NewDataFrom(from) => {
+                self.snd_nxt = self.snd_nxt.max(from.min(self.snd_max));
+                self.gate_open = true;
+                let seg = self.try_send_data(now);
+                self.gate_open = false;
+                seg
+            }
             SackSend::Blocked => None,
         }
     }
@@ -301,7 +308,7 @@ impl Endpoint {
         }
         self.ecn.decorate(&mut seg, len > 0 && (!is_retx || self.cc.ect_on_retransmit()));
         if len > 0 {
-            self.rec.on_transmit(s, len, is_retx);
+            self.rec.on_transmit_at(now, s, len, is_retx);
         }
         if !single || s <= self.snd_nxt {
             self.snd_nxt = self.snd_nxt.max(end);

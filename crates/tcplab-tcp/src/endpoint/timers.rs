@@ -22,6 +22,7 @@ impl Endpoint {
         m(self.ack.delack_deadline);
         m(self.tw_deadline);
         m(self.read_wake);
+        m(self.rec.next_timer());
         if self.is_established() {
             m(self.cc.next_timer());
             m(self.pacing_deadline());
@@ -43,6 +44,19 @@ impl Endpoint {
         self.pacing_on_timer(now);
         if self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
             self.cc.on_timer(now, &mut self.w);
+            self.note_cwnd();
+        }
+        if self.rec.next_timer().is_some_and(|d| d <= now) {
+            // The recovery's own timer (RACK's reorder timer): no ACK, so no SACK blocks.
+            self.sack_in_n = 0;
+            let out = {
+                let mut ctx = recovery_ctx!(self, now);
+                self.rec.on_timer(&mut ctx)
+            };
+            if out.entered || out.fast_retransmit {
+                self.ecn.on_loss_reduction(self.snd_max);
+            }
+            self.apply_recovery(now, out);
             self.note_cwnd();
         }
         if self.timer.expired(now) {

@@ -1,6 +1,6 @@
 //! Which loss recovery a variant uses: one enum line per algorithm, each built from its own file.
 
-use super::{LossRecovery, NewRenoRecovery, PrrRecovery, RenoRecovery, Rfc6675Recovery, Sack1Recovery, TahoeRecovery, VegasRecovery};
+use super::{LossRecovery, NewRenoRecovery, PrrRecovery, RackRecovery, RenoRecovery, Rfc6675Recovery, Sack1Recovery, TahoeRecovery, VegasRecovery};
 use super::reno::DeflateTest;
 use crate::lite::LiteFixes;
 
@@ -19,6 +19,10 @@ pub enum RecoveryKind {
     Rfc6675,
     /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675, see [`PrrRecovery`].
     Prr,
+    /// RFC 8985 RACK-TLP loss detection, window = ssthresh in recovery, see [`RackRecovery`].
+    Rack,
+    /// RACK-TLP loss detection with PRR (RFC 6937) setting the window, as Linux.
+    RackPrr,
     /// None of its own: the congestion control decides retransmissions and window cuts (Vegas),
     /// see [`VegasRecovery`].
     CcOwned,
@@ -34,6 +38,8 @@ impl RecoveryKind {
             RecoveryKind::Sack1 => Box::new(Sack1Recovery::default()),
             RecoveryKind::Rfc6675 => Box::new(Rfc6675Recovery::default()),
             RecoveryKind::Prr => Box::new(PrrRecovery::default()),
+            RecoveryKind::Rack => Box::new(RackRecovery::default()),
+            RecoveryKind::RackPrr => Box::new(RackRecovery::with_prr()),
             RecoveryKind::CcOwned => Box::new(VegasRecovery),
         }
     }
@@ -47,13 +53,15 @@ impl RecoveryKind {
             RecoveryKind::Sack1 => "sack1",
             RecoveryKind::Rfc6675 => "rfc6675",
             RecoveryKind::Prr => "prr",
+            RecoveryKind::Rack => "rack",
+            RecoveryKind::RackPrr => "rack-prr",
             RecoveryKind::CcOwned => "cc-owned",
         }
     }
 
     /// The SACK recoveries: the handshake offers SACK-permitted.
     pub fn uses_sack(&self) -> bool {
-        matches!(self, RecoveryKind::Sack1 | RecoveryKind::Rfc6675 | RecoveryKind::Prr)
+        matches!(self, RecoveryKind::Sack1 | RecoveryKind::Rfc6675 | RecoveryKind::Prr | RecoveryKind::Rack | RecoveryKind::RackPrr)
     }
 }
 

@@ -18,6 +18,7 @@
 mod kind;
 mod newreno;
 mod prr;
+mod rack;
 mod reno;
 mod rfc6675;
 mod sack1;
@@ -27,6 +28,7 @@ mod vegas;
 pub use kind::{build, lite, RecoveryKind};
 pub use newreno::NewRenoRecovery;
 pub use prr::PrrRecovery;
+pub use rack::RackRecovery;
 pub use reno::{DeflateTest, RenoRecovery};
 pub use rfc6675::Rfc6675Recovery;
 pub use sack1::Sack1Recovery;
@@ -90,6 +92,9 @@ pub enum SackSend {
     Retransmit { seq: u64, len: u32 },
     /// Send new data from snd_nxt (within the peer's window).
     NewData,
+    /// Move snd_nxt up to this offset first (never back), then as [`SackSend::NewData`]: a
+    /// recovery that kept its scoreboard across an RTO (RACK) skips what is SACKed or resent.
+    NewDataFrom(u64),
     /// Nothing now (pipe ≥ cwnd, or nothing eligible).
     Blocked,
 }
@@ -126,6 +131,18 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     }
     /// Every data transmission (`seq` 64-bit offset), new or retransmitted.
     fn on_transmit(&mut self, _seq: u64, _len: u32, _retransmit: bool) {}
+    /// [`LossRecovery::on_transmit`] with the time of sending (RACK's per-segment send times).
+    fn on_transmit_at(&mut self, _now: Nanos, seq: u64, len: u32, retransmit: bool) {
+        self.on_transmit(seq, len, retransmit)
+    }
+    /// The recovery's own timer (RACK's reorder timer), absolute.
+    fn next_timer(&self) -> Option<Nanos> {
+        None
+    }
+    /// The recovery's timer is due (the endpoint applies the outcome as for an ACK's).
+    fn on_timer(&mut self, _ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome {
+        RecoveryOutcome::default()
+    }
     /// The pipe estimate in bytes after the last transmission (SACK recoveries, in recovery).
     fn pipe_bytes(&self) -> Option<i64> {
         None

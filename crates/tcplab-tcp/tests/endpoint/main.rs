@@ -8,6 +8,7 @@ mod cubic;
 mod dctcp;
 mod prague;
 mod prr;
+mod rack;
 mod lite;
 mod link;
 mod mutants;

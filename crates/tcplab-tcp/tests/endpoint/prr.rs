@@ -82,12 +82,12 @@ fn rfc6675_alone_waits_then_sends_one_per_ack() {
 }
 
 #[test]
-fn modern_variant_is_cubic_with_prr() {
+fn modern_variant_is_cubic_with_rack_and_prr() {
     let c = EndpointConfig::for_variant("modern").unwrap();
-    assert_eq!(c.variant.recovery, RecoveryKind::Prr);
+    assert_eq!(c.variant.recovery, RecoveryKind::RackPrr);
     assert_eq!(c.variant.cc.name(), "cubic");
     assert!(c.sack && c.dsack && c.timestamps && c.window_scaling);
     assert_eq!(c.initial_window_segments, 10);
     let (cc, rec) = c.build_parts();
-    assert_eq!((cc.name(), rec.name()), ("cubic", "prr"));
+    assert_eq!((cc.name(), rec.name()), ("cubic", "rack-prr"));
 }
