@@ -143,6 +143,8 @@ fidelity-evidence: setup
 	$(BIN)/python scenarios/brakmo/table5.4/twoway_evidence.py --seeds 19 --out scenarios/brakmo/table5.4/twoway_evidence.md
 	$(BIN)/python scenarios/seed_spread.py scenarios/brakmo/table5.3 --paper-runs 12 --seeds 3 --out scenarios/brakmo/table5.3/spread.md
 	$(BIN)/python scenarios/brakmo/table5.3/small_evidence.py --seeds 3 --out scenarios/brakmo/table5.3/small_evidence.md
+	$(BIN)/python scenarios/brakmo/send-buffer/evidence.py scenarios/brakmo/send-buffer --seeds 5 --out scenarios/brakmo/send-buffer/evidence.md
+	$(BIN)/python scenarios/brakmo/send-buffer/evidence.py scenarios/brakmo/send-buffer-background --seeds 5 --out scenarios/brakmo/send-buffer-background/evidence.md
 	$(BIN)/python scenarios/kelly/table1/residual_evidence.py --paper scenarios/kelly/table1/reproduce.toml $(addprefix scenarios/kelly/table1/flows-,$(addsuffix .toml,1 4 8 16 32 64 128 256 512)) --out scenarios/kelly/table1/residual_evidence.md
 	$(BIN)/python scenarios/kelly/table2/evidence.py --out scenarios/kelly/table2/evidence.md
 	$(BIN)/python scenarios/kelly/dynamics/drops_evidence.py --out scenarios/kelly/dynamics/drops_evidence.md
