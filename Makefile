@@ -138,6 +138,13 @@ fidelity-evidence: setup
 	$(BIN)/python scenarios/ahn/table1/evidence.py --seeds 30 --sens-seeds 10 --out scenarios/ahn/table1/evidence.md
 	$(BIN)/python scenarios/ahn/figure1/evidence.py --out scenarios/ahn/figure1/evidence.md
 	$(BIN)/python scenarios/kelly/table1/n1_evidence.py --seeds 10 --out scenarios/kelly/table1/n1_evidence.md
+	$(BIN)/python scenarios/seed_spread.py scenarios/lite/table4 --paper-runs 20 --sweep 'traffic[0].offered_load=0.3,0.5,0.8,1.2' --sweep-seeds 10 --out scenarios/lite/table4/spread.md
+	$(BIN)/python scenarios/seed_spread.py scenarios/brakmo/table5.4 --paper-runs 57 --sweep 'traffic[0].offered_load=0.3,0.5,0.8,1.2,1.6' --sweep-seeds 5 --out scenarios/brakmo/table5.4/spread.md
+	$(BIN)/python scenarios/brakmo/table5.4/twoway_evidence.py --seeds 19 --out scenarios/brakmo/table5.4/twoway_evidence.md
+	$(BIN)/python scenarios/seed_spread.py scenarios/brakmo/table5.3 --paper-runs 12 --seeds 3 --out scenarios/brakmo/table5.3/spread.md
+	$(BIN)/python scenarios/brakmo/table5.3/small_evidence.py --seeds 3 --out scenarios/brakmo/table5.3/small_evidence.md
+	$(BIN)/python scenarios/brakmo/send-buffer/evidence.py scenarios/brakmo/send-buffer --seeds 5 --out scenarios/brakmo/send-buffer/evidence.md
+	$(BIN)/python scenarios/brakmo/send-buffer/evidence.py scenarios/brakmo/send-buffer-background --seeds 5 --out scenarios/brakmo/send-buffer-background/evidence.md
 	$(BIN)/python scenarios/kelly/table1/residual_evidence.py --paper scenarios/kelly/table1/reproduce.toml $(addprefix scenarios/kelly/table1/flows-,$(addsuffix .toml,1 4 8 16 32 64 128 256 512)) --out scenarios/kelly/table1/residual_evidence.md
 	$(BIN)/python scenarios/kelly/table2/evidence.py --out scenarios/kelly/table2/evidence.md
 	$(BIN)/python scenarios/kelly/dynamics/drops_evidence.py --out scenarios/kelly/dynamics/drops_evidence.md
