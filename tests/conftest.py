@@ -58,7 +58,7 @@ def _real_scenarios() -> list[tuple[str, Path, dict]]:
     brakmo = _ROOT / "scenarios" / "brakmo" / "single-transfer"
     spec = tomllib.loads((brakmo / "reproduce.toml").read_text())
     for v in spec["variants"]:
-        cases.append((f"brakmo-{v['name']}", brakmo / "scenario.toml", v.get("set", {})))
+        cases.append((f"brakmo-{v['name']}", brakmo / v.get("scenario", "scenario.toml"), v.get("set", {})))
     return cases
 
 

@@ -13,7 +13,7 @@ import pytest
 import tcplab
 
 ROOT = Path(__file__).resolve().parents[1]
-BRAKMO = ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml"
+BRAKMO = ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario-p2p.toml"
 TSHARK = shutil.which("tshark")
 needs_tshark = pytest.mark.skipif(
     TSHARK is None,

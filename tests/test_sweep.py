@@ -23,7 +23,7 @@ from tcplab.sweep import run_sweep
 from scenario_fixtures import fixture_text
 
 ROOT = Path(__file__).resolve().parent.parent
-BRAKMO = ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml"
+BRAKMO = ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario-p2p.toml"
 TCPLAB = [sys.executable, "-m", "tcplab.cli"]
 
 
@@ -448,7 +448,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_runs(tmp_path):
 def test_named_points_errors(tmp_path, extra, field, msg):
     exp = tmp_path / "exp"
     exp.mkdir()
-    (exp / "scenario.toml").write_text((ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml").read_text())
+    (exp / "scenario.toml").write_text((ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario-p2p.toml").read_text())
     (exp / "reproduce.toml").write_text('scenario = "scenario.toml"\n' + extra + '\n[[variants]]\nname = "reno"\n')
     p = subprocess.run(TCPLAB + ["reproduce", str(exp), "--out", str(tmp_path / "o"), "--no-report"],
                        cwd=ROOT, capture_output=True, text=True)
@@ -458,7 +458,7 @@ def test_named_points_errors(tmp_path, extra, field, msg):
 def test_point_set_adds_a_variants_own_overrides_per_point(tmp_path):
     exp = tmp_path / "exp"
     exp.mkdir()
-    (exp / "scenario.toml").write_text((ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario.toml").read_text())
+    (exp / "scenario.toml").write_text((ROOT / "scenarios" / "brakmo" / "single-transfer" / "scenario-p2p.toml").read_text())
     (exp / "reproduce.toml").write_text('''scenario = "scenario.toml"
 metrics = ["throughput_KBps"]
 [points]
