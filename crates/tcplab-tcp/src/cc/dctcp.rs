@@ -202,6 +202,15 @@ pub fn alpha_reduction(w: &CcWindow, alpha: u32) -> u32 {
     (cwnd - ((cwnd as u64 * alpha as u64) >> 11) as u32).max(2) * mss
 }
 
+/// The new ssthresh of a DCTCP-style sender (DCTCP, Prague): [`alpha_reduction`] for an ECN
+/// echo, half the window in whole packets (at least 2) for a loss.
+pub fn dctcp_ssthresh(w: &CcWindow, alpha: u32, ev: LossEvent) -> u32 {
+    match ev {
+        LossEvent::Ecn => alpha_reduction(w, alpha),
+        _ => (w.cwnd / w.mss.max(1) / 2).max(2) * w.mss.max(1),
+    }
+}
+
 impl CongestionControl for DctcpCc {
     fn name(&self) -> &'static str {
         "dctcp"
@@ -222,10 +231,7 @@ impl CongestionControl for DctcpCc {
     }
 
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, ev: LossEvent) -> u32 {
-        match ev {
-            LossEvent::Ecn => alpha_reduction(w, self.alpha.alpha),
-            _ => (w.cwnd / w.mss.max(1) / 2).max(2) * w.mss.max(1),
-        }
+        dctcp_ssthresh(w, self.alpha.alpha, ev)
     }
 
     fn ect_on_retransmit(&self) -> bool {

@@ -25,7 +25,7 @@
 //! 3. No pacing and a whole-packet window (Linux Prague paces and keeps a fractional window).
 //! 4. No RTT-dependent α gain (draft §2.3.5's optional scaling of g): g stays 1/16.
 
-use crate::cc::dctcp::{alpha_reduction, DctcpAlpha, PacketWindow, ALPHA_ONE};
+use crate::cc::dctcp::{dctcp_ssthresh, DctcpAlpha, PacketWindow, ALPHA_ONE};
 use crate::cc::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::trace::CamTrace;
 use crate::{Nanos, MS};
@@ -125,10 +125,7 @@ impl CongestionControl for PragueCc {
 
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, ev: LossEvent) -> u32 {
         self.ai_credit = 0;
-        match ev {
-            LossEvent::Ecn => alpha_reduction(w, self.alpha.alpha),
-            _ => (w.cwnd / w.mss.max(1) / 2).max(2) * w.mss.max(1),
-        }
+        dctcp_ssthresh(w, self.alpha.alpha, ev)
     }
 
     fn ect_on_retransmit(&self) -> bool {
