@@ -77,11 +77,65 @@ pub struct AqmSummary {
     pub sojourn_p99_s: Option<f64>,
     pub drops_by_cause: BTreeMap<&'static str, u64>,
     pub marks_by_cause: BTreeMap<&'static str, u64>,
+    /// The same per class of a multi-queue discipline (DualPI2: `l4s`, `classic`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub classes: BTreeMap<&'static str, AqmSummary>,
+    /// FQ-CoDel: every flow queue that carried packets, with the flows hashed to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow_queues: Vec<FlowQueueSummary>,
+}
+
+/// One flow queue's occupancy (`net::aqm_stats::FlowQueueStats`), its flows by name (a `[[tcp]]`
+/// flow's data and ACKs, a `[[udp]]` source; "?" for a traffic source's connection).
+#[derive(Serialize, Clone, Debug)]
+pub struct FlowQueueSummary {
+    pub queue: u32,
+    pub flows: Vec<String>,
+    pub avg_pkts: f64,
+    pub avg_bytes: f64,
+    pub max_pkts: u32,
+    pub max_bytes: u64,
+    pub departed: u64,
+}
+
+/// Flow keys (`net::packet::Packet::flow_key`) of the scenario's own flows, both directions.
+fn flow_names(sim: &Simulation) -> std::collections::HashMap<u64, String> {
+    use crate::net::packet::{tcp_flow_key, udp_flow_key};
+    let mut m = std::collections::HashMap::new();
+    for (ci, c) in sim.tcp[..sim.static_tcp].iter().enumerate() {
+        m.insert(tcp_flow_key(c.from, c.to, ci as u32, c.gen), c.name.clone());
+        m.insert(tcp_flow_key(c.to, c.from, ci as u32, c.gen), c.name.clone());
+    }
+    for (ui, u) in sim.udp.iter().enumerate() {
+        m.insert(udp_flow_key(u.from, u.to, ui as u32), u.name.clone());
+    }
+    m
 }
 
 impl AqmSummary {
+    fn of_queue(q: &dyn crate::net::queue::QueueDisc, now: SimTime, names: &std::collections::HashMap<u64, String>) -> Option<AqmSummary> {
+        let mut a = AqmSummary::of(q.aqm_stats()?);
+        a.classes = q.class_stats().into_iter().map(|(n, s)| (n, AqmSummary::of(s))).collect();
+        a.flow_queues = q
+            .flow_queue_stats(now)
+            .into_iter()
+            .map(|f| FlowQueueSummary {
+                queue: f.queue,
+                flows: f.flow_keys.iter().map(|k| names.get(k).cloned().unwrap_or_else(|| "?".into())).collect(),
+                avg_pkts: f.avg_pkts,
+                avg_bytes: f.avg_bytes,
+                max_pkts: f.max_pkts,
+                max_bytes: f.max_bytes,
+                departed: f.departed,
+            })
+            .collect();
+        Some(a)
+    }
+
     fn of(s: &crate::net::aqm_stats::AqmStats) -> AqmSummary {
         AqmSummary {
+            classes: BTreeMap::new(),
+            flow_queues: Vec::new(),
             departed: s.departed,
             sojourn_p50_s: s.sojourn_quantile_s(0.50),
             sojourn_p95_s: s.sojourn_quantile_s(0.95),
@@ -202,6 +256,33 @@ pub struct UdpSummary {
     pub received_pkts: u64,
     pub received_bytes: u64,
     pub mean_delay_s: Option<f64>,
+    /// With `delay_percentiles = true`: one-way delay percentiles and CDF.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay: Option<UdpDelay>,
+}
+
+/// One-way delay of a UDP source's received packets (seconds, within 3 % below:
+/// `net::aqm_stats`'s histogram): percentiles and the delay at every 1 % of the CDF.
+#[derive(Serialize, Clone, Debug)]
+pub struct UdpDelay {
+    pub p50_s: Option<f64>,
+    pub p90_s: Option<f64>,
+    pub p99_s: Option<f64>,
+    pub p999_s: Option<f64>,
+    /// The delay at quantiles 0.01, 0.02, ..., 1.00.
+    pub cdf_s: Vec<f64>,
+}
+
+impl UdpDelay {
+    fn of(s: &crate::net::aqm_stats::AqmStats) -> UdpDelay {
+        UdpDelay {
+            p50_s: s.sojourn_quantile_s(0.50),
+            p90_s: s.sojourn_quantile_s(0.90),
+            p99_s: s.sojourn_quantile_s(0.99),
+            p999_s: s.sojourn_quantile_s(0.999),
+            cdf_s: (1..=100).filter_map(|i| s.sojourn_quantile_s(i as f64 / 100.0)).collect(),
+        }
+    }
 }
 
 /// A traffic source over all its connections (seed 000 Fig 2.4: the background as a whole).
@@ -400,6 +481,7 @@ impl Summary {
         let secs = now.as_secs_f64();
         let node = |i: u32| sim.nodes[i as usize].name.clone();
         let window = sim.measure.as_ref();
+        let names = flow_names(sim);
         let links: Vec<LinkSummary> = sim
             .links
             .iter()
@@ -454,7 +536,7 @@ impl Summary {
                     window_queue_delay_std_s: wdelay.and_then(|d| d.1),
                     window_drops: win.map(|(a, b)| b.drops - a.drops),
                     window_queue_avg_pkts: win.map(|(a, b)| (b.q_area - a.q_area) as f64 / span_ns(&a, &b)),
-                    aqm: l.queue.aqm_stats().map(AqmSummary::of),
+                    aqm: AqmSummary::of_queue(l.queue.as_ref(), now, &names),
                 }
             })
             .collect();
@@ -550,6 +632,7 @@ impl Summary {
                 received_pkts: u.rcvd_pkts,
                 received_bytes: u.rcvd_bytes,
                 mean_delay_s: if u.rcvd_pkts > 0 { Some(u.delay_sum_ns as f64 / u.rcvd_pkts as f64 / 1e9) } else { None },
+                delay: u.delays.as_deref().map(UdpDelay::of),
             })
             .collect();
         Summary {

@@ -49,6 +49,10 @@ pub struct UdpSource {
     /// Bursts: packets of the current burst not yet sent (the simulator paces them at the
     /// access link's rate).
     pub burst_queue: std::collections::VecDeque<u32>,
+    /// The codepoint its packets leave with (`ecn = "ect1"`: an L4S source).
+    pub ecn: crate::net::packet::Ecn,
+    /// One-way delays of the packets received, when `delay_percentiles` is set.
+    pub delays: Option<Box<crate::net::aqm_stats::AqmStats>>,
 }
 
 fn exp(rng: &mut StreamRng, mean: f64) -> f64 {

@@ -42,6 +42,14 @@ fn set_params(q: &QueueCfg) -> Vec<(&'static str, ParamValue)> {
         ("flows", q.flows.map(Num)),
         ("quantum", q.quantum.map(|s| Size(s.0))),
         ("memory_limit", q.memory_limit.map(|s| Size(s.0))),
+        ("tupdate", q.tupdate.map(|d| Duration(d.0))),
+        ("alpha", q.alpha.map(Num)),
+        ("beta", q.beta.map(Num)),
+        ("max_burst", q.max_burst.map(|d| Duration(d.0))),
+        ("coupling", q.coupling.map(Num)),
+        ("l_min_th", q.l_min_th.map(|d| Duration(d.0))),
+        ("l_range", q.l_range.map(|d| Duration(d.0))),
+        ("time_shift", q.time_shift.map(|d| Duration(d.0))),
     ];
     v.retain(|(_, x)| x.is_some());
     v.into_iter().map(|(k, x)| (k, x.unwrap())).collect()

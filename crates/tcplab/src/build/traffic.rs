@@ -110,6 +110,12 @@ pub(super) fn udp_sources<'a>(
             rcvd_bytes: 0,
             delay_sum_ns: 0,
             burst_queue: Default::default(),
+            ecn: match u.ecn {
+                None | Some(crate::scenario::model::UdpEcn::NotEct) => crate::net::packet::Ecn::NotEct,
+                Some(crate::scenario::model::UdpEcn::Ect0) => crate::net::packet::Ecn::Ect0,
+                Some(crate::scenario::model::UdpEcn::Ect1) => crate::net::packet::Ecn::Ect1,
+            },
+            delays: u.delay_percentiles.unwrap_or(false).then(Default::default),
         });
     }
     Ok(udp)

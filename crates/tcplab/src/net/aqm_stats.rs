@@ -69,6 +69,60 @@ impl AqmStats {
     }
 }
 
+/// One flow queue's occupancy over a run (FQ-CoDel's per-flow figures): the flows hashed to it
+/// (by [`super::packet::Packet::flow_key`]), its time-averaged and largest backlog, what left it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowQueueStats {
+    pub queue: u32,
+    pub flow_keys: Vec<u64>,
+    pub avg_pkts: f64,
+    pub avg_bytes: f64,
+    pub max_pkts: u32,
+    pub max_bytes: u64,
+    pub departed: u64,
+}
+
+/// The running integral behind [`FlowQueueStats`] for one queue.
+#[derive(Clone, Debug, Default)]
+pub struct Occupancy {
+    pub flow_keys: Vec<u64>,
+    since: SimTime,
+    pkts_ns: u128,
+    bytes_ns: u128,
+    pub max_pkts: u32,
+    pub max_bytes: u64,
+    pub departed: u64,
+}
+
+impl Occupancy {
+    /// The backlog was `pkts`/`bytes` from the last change until `now`; then it changed.
+    #[inline]
+    pub fn advance(&mut self, now: SimTime, pkts: usize, bytes: u64) {
+        let dt = now.saturating_sub(self.since).0 as u128;
+        self.pkts_ns += pkts as u128 * dt;
+        self.bytes_ns += bytes as u128 * dt;
+        self.since = now;
+    }
+    #[inline]
+    pub fn note(&mut self, pkts: usize, bytes: u64) {
+        self.max_pkts = self.max_pkts.max(pkts as u32);
+        self.max_bytes = self.max_bytes.max(bytes);
+    }
+    pub fn report(&self, queue: u32, now: SimTime, pkts: usize, bytes: u64) -> FlowQueueStats {
+        let dt = now.saturating_sub(self.since).0 as u128;
+        let span = now.0.max(1) as f64;
+        FlowQueueStats {
+            queue,
+            flow_keys: self.flow_keys.clone(),
+            avg_pkts: (self.pkts_ns + pkts as u128 * dt) as f64 / span,
+            avg_bytes: (self.bytes_ns + bytes as u128 * dt) as f64 / span,
+            max_pkts: self.max_pkts,
+            max_bytes: self.max_bytes,
+            departed: self.departed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +137,17 @@ mod tests {
             let f = floor_of(b);
             assert!(f <= us && (us - f) as f64 <= us as f64 / 32.0 + 1e-9, "{us}: floor {f}");
         }
+    }
+
+    #[test]
+    fn occupancy_is_a_time_average() {
+        let mut o = Occupancy::default();
+        o.advance(SimTime::from_millis(10), 0, 0); // empty for 10 ms
+        o.note(4, 4000);
+        o.advance(SimTime::from_millis(30), 4, 4000); // 4 packets for 20 ms
+        let r = o.report(7, SimTime::from_millis(40), 0, 0); // empty again for 10 ms
+        assert_eq!((r.queue, r.max_pkts, r.max_bytes), (7, 4, 4000));
+        assert!((r.avg_pkts - 2.0).abs() < 1e-12 && (r.avg_bytes - 2000.0).abs() < 1e-9, "{r:?}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::collections::{HashSet, VecDeque};
 
 use rand::Rng;
 
-use super::aqm_stats::AqmStats;
+use super::aqm_stats::{AqmStats, FlowQueueStats, Occupancy};
 use super::codel::{CodelParams, CodelState, Sink};
 use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use super::fifo::Fifo;
@@ -66,6 +66,8 @@ struct FlowQueue {
     codel: CodelState,
     deficit: i64,
     list: List,
+    /// Per-flow occupancy for the summary (issue 27).
+    occ: Occupancy,
 }
 
 pub struct FqCodel {
@@ -96,7 +98,7 @@ fn mix(mut z: u64) -> u64 {
 
 impl FqCodel {
     pub fn new(p: CodelParams, limit: QueueLimit, flows: u32, quantum: u32, memory_limit: u64, seed: u64) -> FqCodel {
-        let queues = (0..flows).map(|_| FlowQueue { q: Fifo::default(), codel: CodelState::default(), deficit: 0, list: List::None }).collect();
+        let queues = (0..flows).map(|_| FlowQueue { q: Fifo::default(), codel: CodelState::default(), deficit: 0, list: List::None, occ: Occupancy::default() }).collect();
         FqCodel {
             p,
             limit,
@@ -136,14 +138,16 @@ impl FqCodel {
     }
 
     /// §4.1: drop the head of the queue holding the most bytes (ties: the lowest index).
-    fn drop_from_fattest(&mut self) {
+    fn drop_from_fattest(&mut self, now: SimTime) {
         let mut fat = 0;
         for (i, f) in self.queues.iter().enumerate() {
             if f.q.bytes() > self.queues[fat].q.bytes() {
                 fat = i;
             }
         }
-        if let Some(e) = self.queues[fat].q.pop() {
+        let f = &mut self.queues[fat];
+        f.occ.advance(now, f.q.len(), f.q.bytes());
+        if let Some(e) = f.q.pop() {
             self.pkts -= 1;
             self.bytes -= e.bytes as u64;
             self.ect.remove(&e.id);
@@ -161,7 +165,12 @@ impl QueueDisc for FqCodel {
             self.ect.insert(a.id);
         }
         let f = &mut self.queues[i];
+        f.occ.advance(now, f.q.len(), f.q.bytes());
         f.q.push(a.id, a.bytes, now);
+        f.occ.note(f.q.len(), f.q.bytes());
+        if f.occ.flow_keys.len() < 16 && !f.occ.flow_keys.contains(&a.flow) {
+            f.occ.flow_keys.push(a.flow);
+        }
         if f.list == List::None {
             f.list = List::New;
             f.deficit = self.quantum as i64;
@@ -170,7 +179,7 @@ impl QueueDisc for FqCodel {
         self.pkts += 1;
         self.bytes += a.bytes as u64;
         while self.over_limit() {
-            self.drop_from_fattest();
+            self.drop_from_fattest(now);
         }
         Ok(Admit::Queued)
     }
@@ -191,6 +200,7 @@ impl QueueDisc for FqCodel {
                 continue;
             }
             let (pk, by) = (f.q.len(), f.q.bytes());
+            f.occ.advance(now, pk, by);
             let elsewhere = self.bytes - by;
             let ect = &self.ect;
             let mut sink = Sink { drops: &mut self.drops, stats: &mut self.stats, cause: "codel" };
@@ -212,6 +222,7 @@ impl QueueDisc for FqCodel {
                 }
                 Some((e, mark)) => {
                     f.deficit -= e.bytes as i64;
+                    f.occ.departed += 1;
                     self.ect.remove(&e.id);
                     self.mark_last = mark;
                     self.last_sojourn = now.saturating_sub(e.stamp);
@@ -248,6 +259,10 @@ impl QueueDisc for FqCodel {
     }
     fn aqm_stats(&self) -> Option<&AqmStats> {
         Some(&self.stats)
+    }
+    fn flow_queue_stats(&self, now: SimTime) -> Vec<FlowQueueStats> {
+        let used = self.queues.iter().enumerate().filter(|(_, f)| !f.occ.flow_keys.is_empty());
+        used.map(|(i, f)| f.occ.report(i as u32, now, f.q.len(), f.q.bytes())).collect()
     }
 }
 
@@ -300,6 +315,17 @@ mod tests {
         let bulk_mean = bulk_delays.iter().map(|d| d.0 as f64).sum::<f64>() / bulk_delays.len() as f64 / 1e6;
         assert!(bulk_mean > 4.0, "bulk flows queue (mean {bulk_mean} ms)");
         assert!(q.stats.drops.get("codel").copied().unwrap_or(0) > 0);
+        // Per-flow occupancy: the sparse flow's queue averages well under one packet (it waits
+        // at most a packet time, 1 ms in 20), each bulk flow's holds a standing CoDel queue.
+        let occ = q.flow_queue_stats(SimTime::from_millis(3000));
+        assert_eq!(occ.len(), 5);
+        let of = |f: u64| occ.iter().find(|o| o.flow_keys == vec![f]).unwrap().clone();
+        let s = of(sparse);
+        assert!(s.avg_pkts < 0.1 && s.max_pkts == 1 && s.departed == 150, "{s:?}");
+        for f in bulk {
+            let b = of(f);
+            assert!(b.avg_pkts > 1.0 && b.max_pkts as f64 > b.avg_pkts && (b.avg_bytes - b.avg_pkts * 1000.0).abs() < 1e-6 * b.avg_bytes, "{b:?}");
+        }
     }
 
     /// At the limit the arrival is taken and the head of the fattest queue dropped (§4.1).

@@ -102,6 +102,17 @@ impl Packet {
     }
 }
 
+/// [`Packet::flow_key`] of a TCP connection's segments from `src` to `dst` (for naming the flows
+/// of a flow-queueing discipline's statistics).
+pub fn tcp_flow_key(src: u32, dst: u32, conn: u32, gen: u16) -> u64 {
+    (src as u64) << 48 ^ (dst as u64) << 44 ^ (2u64 << 40 | (gen as u64) << 32 | conn as u64)
+}
+
+/// [`Packet::flow_key`] of a UDP source's packets.
+pub fn udp_flow_key(src: u32, dst: u32, source: u32) -> u64 {
+    (src as u64) << 48 ^ (dst as u64) << 44 ^ (1u64 << 40 | source as u64)
+}
+
 impl DropReason {
     pub const COUNT: usize = 8;
     pub const ALL: [DropReason; DropReason::COUNT] = [

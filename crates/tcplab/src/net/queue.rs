@@ -88,6 +88,14 @@ pub trait QueueDisc: Send {
     fn aqm_stats(&self) -> Option<&super::aqm_stats::AqmStats> {
         None
     }
+    /// The same per class of a multi-queue discipline (DualPI2's `l4s` and `classic` queues).
+    fn class_stats(&self) -> Vec<(&'static str, &super::aqm_stats::AqmStats)> {
+        Vec::new()
+    }
+    /// Per flow queue occupancy of a flow-queueing discipline (FQ-CoDel), up to `now`.
+    fn flow_queue_stats(&self, _now: SimTime) -> Vec<super::aqm_stats::FlowQueueStats> {
+        Vec::new()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -21,6 +21,8 @@ pub const DISCIPLINES: &[Discipline] = &[
     super::codel::ENTRY,
     super::fq_codel::ENTRY,
     super::step::ENTRY,
+    super::pie::ENTRY,
+    super::dualpi2::ENTRY,
 ];
 
 const N: usize = DISCIPLINES.len();

@@ -396,6 +396,30 @@ pub struct QueueCfg {
     /// FQ-CoDel: memory limit over all flow queues (default 32MB, RFC 8290 §5.1).
     #[serde(default)]
     pub memory_limit: Option<Size>,
+    /// PIE/DualPI2: the controller's update period (default 15ms, RFC 8033 §4.2 / RFC 9332 A.1).
+    #[serde(default)]
+    pub tupdate: Option<Duration>,
+    /// PIE/DualPI2: integral gain in Hz (PIE 0.125, DualPI2 0.15).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// PIE/DualPI2: proportional gain in Hz (PIE 1.25, DualPI2 3).
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// PIE: burst allowance (default 150ms, RFC 8033 §4.4).
+    #[serde(default)]
+    pub max_burst: Option<Duration>,
+    /// DualPI2: coupling factor k, p_L = k·p' (default 2, RFC 9332 §2.4).
+    #[serde(default)]
+    pub coupling: Option<f64>,
+    /// DualPI2: the L queue's marking ramp starts at this sojourn (default 800us).
+    #[serde(default)]
+    pub l_min_th: Option<Duration>,
+    /// DualPI2: width of the L ramp (default 400us; 0 = a step at l_min_th).
+    #[serde(default)]
+    pub l_range: Option<Duration>,
+    /// DualPI2: the time-shifted FIFO's shift (default 2 x target_delay = 30ms).
+    #[serde(default)]
+    pub time_shift: Option<Duration>,
 }
 
 /// A link's scripted drop list: `drop = { packets = [{ flow = "t", seq = 14000 }, ...] }`.
@@ -521,6 +545,20 @@ pub struct UdpCfg {
     /// On/off sources: Pareto shape (> 1) for on and off periods; exponential when absent.
     #[serde(default)]
     pub shape: Option<f64>,
+    /// The packets' ECN codepoint: "not-ect" (default), "ect0", or "ect1" (L4S, RFC 9331).
+    #[serde(default)]
+    pub ecn: Option<UdpEcn>,
+    /// Report one-way delay percentiles and a 1 %-step CDF in summary.json (`udp[].delay`).
+    #[serde(default)]
+    pub delay_percentiles: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum UdpEcn {
+    NotEct,
+    Ect0,
+    Ect1,
 }
 
 with_tcp_options! {

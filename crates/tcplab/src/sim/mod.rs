@@ -643,6 +643,9 @@ impl Simulation {
                 s.rcvd_pkts += 1;
                 s.rcvd_bytes += p.size as u64;
                 s.delay_sum_ns += (now.0 - p.created) as u128;
+                if let Some(d) = s.delays.as_deref_mut() {
+                    d.on_departure(SimTime(now.0 - p.created));
+                }
             }
             PacketKind::Tcp { conn, gen, to_receiver, mut seg } => {
                 // The IP layer hands the CE codepoint up with the segment (RFC 3168 §6.1.3).
@@ -682,11 +685,11 @@ impl Simulation {
     fn send_udp(&mut self, now: SimTime, s: u32, size: u32) {
         let src = &mut self.udp[s as usize];
         let (from, to) = (src.from, src.to);
-        let seq = src.seq;
+        let (seq, ecn) = (src.seq, src.ecn);
         src.seq += 1;
         src.sent_pkts += 1;
         src.sent_bytes += size as u64;
-        let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn: Ecn::NotEct, created: now.0, kind: PacketKind::Udp { source: s, seq } };
+        let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn, created: now.0, kind: PacketKind::Udp { source: s, seq } };
         self.send_packet(now, p);
     }
 
