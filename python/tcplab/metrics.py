@@ -72,6 +72,17 @@ def resolve(summary: Mapping[str, Any], path: str, flow: str | None = None,
         for e in sec:
             if isinstance(e, dict) and e.get("name") == name:
                 return _field(e, fld, path)
+        # A field nested in dicts: links.<name>.aqm.classes.l4s.sojourn_p99_s
+        for e in sec:
+            if isinstance(e, dict) and isinstance(e.get("name"), str) and rest.startswith(e["name"] + "."):
+                keys = rest[len(e["name"]) + 1:].split(".")
+                if keys[0] in e and isinstance(e[keys[0]], dict):
+                    v = e
+                    for i, k in enumerate(keys):
+                        if not isinstance(v, dict) or k not in v:
+                            raise MetricError(f"unknown metric {path!r}: no field {'.'.join(keys[:i + 1])!r} in {section} {e['name']!r}")
+                        v = v[k]
+                    return v
         names = ", ".join(str(e.get("name")) for e in sec if isinstance(e, dict))
         raise MetricError(f"unknown metric {path!r}: no {section} element named {name!r} (have: {names or 'none'})")
     raise MetricError(f"unknown metric {path!r}: {section!r} is a scalar")

@@ -4,6 +4,7 @@ An experiment folder holds `scenario.toml` and `reproduce.toml`::
 
     title = "..."
     scenario = "scenario.toml"
+    figure = "plot.py"                      # optional: main(OUT) of that file draws the figure
     flow = "transfer"                       # the flow whose plain-named metrics are compared
     seeds = [1, 2, 3]                       # or { from = 1, count = 19 }; default: the scenario's run.seed
     metrics = ["throughput_KBps", "jain"]   # reported for every variant (default: STANDARD_METRICS)
@@ -66,7 +67,7 @@ STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments",
                     "coarse_timeouts", "coarse_timeout_times_s", "fast_retransmits"]
 
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
-             "variants", "claims", "mode", "fidelity"}   # fidelity: causes of misses (tcplab.fidelity)
+             "variants", "claims", "mode", "fidelity", "figure"}   # fidelity: causes of misses (tcplab.fidelity)
 _VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note", "emulate"}
 
 
@@ -199,6 +200,15 @@ class Spec:
     def variant_metrics(self, v: dict) -> list[str]:
         paper = v.get("paper", {})
         return list(paper) + [m for m in self.metrics if m not in paper]
+
+
+def _draw_figure(script: Path, out: Path) -> Path:
+    """`figure = "plot.py"`: the reproduction's own figure, `main(OUT)` of that file."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"tcplab_figure_{script.parent.name}", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main(out)
 
 
 def _line_of(text: str, needle: str) -> int | None:
@@ -431,6 +441,8 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
             nums = ", ".join(f"{k} = {_fmt(v)}" for k, v in c["values"].items())
             print(f"  {'held  ' if c['held'] else 'MISSED'}  {c['text']}\n          {nums}")
     print(f"\nwrote {out / 'comparison.json'}")
+    if sp.spec.get("figure"):
+        print(f"wrote {_draw_figure(folder / sp.spec['figure'], out)}")
     if report:
         from .report import write_comparison_report
         path = write_comparison_report(out, rows, runs, title=sp.title, claims=claims, folder=folder)  # OUT/report.html
