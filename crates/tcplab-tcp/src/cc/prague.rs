@@ -22,7 +22,11 @@
 //!    behaving as Reno there): not built.
 //! 2. Feedback is DCTCP's echo state machine ([`crate::ecn`]), not AccECN (draft §2.2 requires
 //!    AccECN; Linux Prague also accepts DCTCP-style feedback).
-//! 3. No pacing and a whole-packet window (Linux Prague paces and keeps a fractional window).
+//! 3. A whole-packet window (Linux Prague keeps a fractional one). Paced as Linux paces every
+//!    flow (`tcp_update_pacing_rate`): cwnd·mss/srtt × 2 in slow start, × 1.2 after, refreshed
+//!    on every ACK; nothing is paced before the first RTT sample. (Unpaced, a window's worth of
+//!    segments reaches the bottleneck at the access rate and a marker that reads arrivals, such
+//!    as Kelly's virtual queue, marks the burst, not the standing load.)
 //! 4. No RTT-dependent α gain (draft §2.3.5's optional scaling of g): g stays 1/16.
 
 use crate::cc::dctcp::{dctcp_ssthresh, DctcpAlpha, PacketWindow, ALPHA_ONE};
@@ -78,11 +82,13 @@ pub struct PragueCc {
     win: PacketWindow,
     /// Additive-increase credit in packets × `SCALE_ONE`.
     ai_credit: u64,
+    /// Bytes per second, from the last ACK's window and smoothed RTT.
+    pacing: Option<u64>,
 }
 
 impl PragueCc {
     pub fn new(params: PragueParams) -> Self {
-        PragueCc { params, alpha: DctcpAlpha::new(params.shift_g, ALPHA_ONE), win: PacketWindow::default(), ai_credit: 0 }
+        PragueCc { params, alpha: DctcpAlpha::new(params.shift_g, ALPHA_ONE), win: PacketWindow::default(), ai_credit: 0, pacing: None }
     }
 
     /// Increase per round trip, in packets × `SCALE_ONE`: `min(1, (R/R_ref)²)`.
@@ -106,6 +112,33 @@ impl CongestionControl for PragueCc {
     }
 
     fn on_ack(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>, _cam: Option<&mut CamTrace>) {
+        self.on_ack_window(w, s, view);
+        self.pacing = pacing_rate(w, view.fine_srtt);
+    }
+
+    fn pacing_rate(&self) -> Option<u64> {
+        self.pacing
+    }
+
+    fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, ev: LossEvent) -> u32 {
+        self.ai_credit = 0;
+        dctcp_ssthresh(w, self.alpha.alpha, ev)
+    }
+
+    fn ect_on_retransmit(&self) -> bool {
+        true
+    }
+}
+
+/// Linux's `tcp_update_pacing_rate`: cwnd·mss/srtt, × 2 in slow start and × 1.2 after it.
+pub fn pacing_rate(w: &CcWindow, srtt: Option<Nanos>) -> Option<u64> {
+    let r = srtt.filter(|&r| r > 0)?;
+    let ratio = if w.cwnd < w.ssthresh { 2.0 } else { 1.2 };
+    Some(((w.cwnd as f64 * ratio) * 1e9 / r as f64).round().max(1.0) as u64)
+}
+
+impl PragueCc {
+    fn on_ack_window(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         self.win.sync(w);
         let mss = w.mss.max(1);
         let acked = s.bytes_acked.div_ceil(mss).max(1);
@@ -121,15 +154,6 @@ impl CongestionControl for PragueCc {
             self.ai_credit -= add * per;
             self.win.write(w, cwnd + add as u32);
         }
-    }
-
-    fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, ev: LossEvent) -> u32 {
-        self.ai_credit = 0;
-        dctcp_ssthresh(w, self.alpha.alpha, ev)
-    }
-
-    fn ect_on_retransmit(&self) -> bool {
-        true
     }
 }
 
@@ -149,5 +173,14 @@ mod tests {
         q.set("prague", "rtt_ref", 0.010).unwrap();
         assert_eq!(q.rtt_ref, 10 * MS);
         assert!(q.set("prague", "rtt_ref", 0.0).is_err());
+    }
+
+    #[test]
+    fn paced_at_linux_ratios() {
+        let mut w = CcWindow { cwnd: 100_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+        assert_eq!(pacing_rate(&w, None), None, "no RTT sample yet");
+        assert_eq!(pacing_rate(&w, Some(10 * MS)), Some(20_000_000), "slow start: 2 x cwnd/srtt");
+        w.ssthresh = 50_000;
+        assert_eq!(pacing_rate(&w, Some(10 * MS)), Some(12_000_000), "after: 1.2 x");
     }
 }

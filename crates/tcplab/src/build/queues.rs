@@ -64,5 +64,6 @@ pub(super) fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bp
     };
     let setup = QueueSetup { limit, link_rate_bps: rate_bps, rng: queue_stream(rngs, &q.kind, direction) };
     let set = set_params(q);
-    disc.make(setup, &Params { set: &set }).map_err(|(k, m)| ctx.err(format!("{field}.{k}"), m))
+    let made = disc.make(setup, &Params { set: &set }).map_err(|(k, m)| ctx.err(format!("{field}.{k}"), m))?;
+    Ok(if q.stats == Some(true) { crate::net::measured::Measured::wrap(made) } else { made })
 }

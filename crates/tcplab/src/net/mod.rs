@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod ethernet;
 pub mod fq_codel;
 pub mod link;
+pub mod measured;
 pub mod monitor;
 pub mod node;
 pub mod packet;

@@ -420,6 +420,10 @@ pub struct QueueCfg {
     /// DualPI2: the time-shifted FIFO's shift (default 2 x target_delay = 30ms).
     #[serde(default)]
     pub time_shift: Option<Duration>,
+    /// Any discipline: report sojourn percentiles and drops/marks by cause (the `aqm` block of
+    /// summary.json) even for one that does not keep them itself (droptail, red, ared, vq).
+    #[serde(default)]
+    pub stats: Option<bool>,
 }
 
 /// A link's scripted drop list: `drop = { packets = [{ flow = "t", seq = 14000 }, ...] }`.
