@@ -17,6 +17,15 @@ Tables (columns beyond the fixed ones are added as new fields appear in summary.
 * ``link_buckets`` — ``hash, link, bucket, t_from_s, t_to_s, utilization`` when the sweep asks
   for utilization per time bucket (seed 000 Fig 2.5).
 * ``meta`` — ``sweep, info`` (JSON: title, file, distinguished flow, axes, seeds).
+* The bufferbloat figures of every queue that keeps them (the ``aqm`` block of a link in
+  summary.json; issue 27), in long form for SQL:
+
+  - ``aqm`` — ``hash, link, class, departed, sojourn_p50_s, sojourn_p95_s, sojourn_p99_s, drops,
+    marks``: one row per link with ``class = 'all'``, and one per class of a multi-queue
+    discipline (DualPI2's, or ``stats = true``'s, ``l4s`` and ``classic``);
+  - ``aqm_causes`` — ``hash, link, class, kind ('drop' or 'mark'), cause, count``;
+  - ``aqm_flow_queues`` — ``hash, link, queue, flows (comma-separated names), avg_pkts, avg_bytes,
+    max_pkts, max_bytes, departed``: FQ-CoDel's per-flow occupancy.
 """
 
 from __future__ import annotations
@@ -73,7 +82,37 @@ def sections(summary: dict) -> dict[str, list[dict]]:
 
 def _table_name(section: str) -> str:
     name = re.sub(r"\W", "_", section)
-    return name if name not in ("runs", "meta", "link_buckets") else f"section_{name}"
+    return name if name not in ("runs", "meta", "link_buckets") + AQM_TABLES else f"section_{name}"
+
+
+AQM_TABLES = ("aqm", "aqm_causes", "aqm_flow_queues")
+_AQM_DDL = {
+    "aqm": "hash VARCHAR, link VARCHAR, class VARCHAR, departed BIGINT, sojourn_p50_s DOUBLE, sojourn_p95_s DOUBLE, "
+           "sojourn_p99_s DOUBLE, drops BIGINT, marks BIGINT",
+    "aqm_causes": "hash VARCHAR, link VARCHAR, class VARCHAR, kind VARCHAR, cause VARCHAR, count BIGINT",
+    "aqm_flow_queues": "hash VARCHAR, link VARCHAR, queue INTEGER, flows VARCHAR, avg_pkts DOUBLE, avg_bytes DOUBLE, "
+                       "max_pkts BIGINT, max_bytes BIGINT, departed BIGINT",
+}
+
+
+def aqm_rows(run_hash: str, summary: dict) -> dict[str, list[tuple]]:
+    """The rows of the three AQM tables for one run's summary."""
+    out: dict[str, list[tuple]] = {t: [] for t in AQM_TABLES}
+    for link in summary.get("links") or []:
+        a = link.get("aqm")
+        if not isinstance(a, dict):
+            continue
+        name = link.get("name")
+        for cls, c in [("all", a)] + sorted((a.get("classes") or {}).items()):
+            drops, marks = c.get("drops_by_cause") or {}, c.get("marks_by_cause") or {}
+            out["aqm"].append((run_hash, name, cls, c.get("departed"), c.get("sojourn_p50_s"), c.get("sojourn_p95_s"),
+                               c.get("sojourn_p99_s"), sum(drops.values()), sum(marks.values())))
+            out["aqm_causes"] += [(run_hash, name, cls, "drop", k, v) for k, v in sorted(drops.items())]
+            out["aqm_causes"] += [(run_hash, name, cls, "mark", k, v) for k, v in sorted(marks.items())]
+        for f in a.get("flow_queues") or []:
+            out["aqm_flow_queues"].append((run_hash, name, f["queue"], ",".join(f["flows"]), f["avg_pkts"], f["avg_bytes"],
+                                           f["max_pkts"], f["max_bytes"], f["departed"]))
+    return out
 
 
 class Store:
@@ -95,6 +134,8 @@ class Store:
             self.con.execute("CREATE TABLE IF NOT EXISTS meta (sweep VARCHAR PRIMARY KEY, info VARCHAR)")
             self.con.execute("CREATE TABLE IF NOT EXISTS link_buckets (hash VARCHAR, link VARCHAR, bucket INTEGER, "
                              "t_from_s DOUBLE, t_to_s DOUBLE, utilization DOUBLE)")
+            for t, cols in _AQM_DDL.items():
+                self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({cols})")
         self._load_types()
 
     def close(self) -> None:
@@ -152,6 +193,7 @@ class Store:
         runs_rows: list[dict] = []
         sec_rows: dict[str, list[dict]] = {}
         bucket_rows: list[tuple] = []
+        aqm: dict[str, list[tuple]] = {t: [] for t in AQM_TABLES}
         for task, res in items:
             summary = json.loads(res["summary_json"]) if res.get("summary_json") else {}
             row = {"hash": task.hash, "sweep": sweep, "session": session, "grp": task.group or None, "point": task.point,
@@ -175,6 +217,8 @@ class Store:
                 t = _table_name(sec)
                 for i, e in enumerate(elems):
                     sec_rows.setdefault(t, []).append({"hash": task.hash, "idx": i, **_flatten(e)})
+            for t, rows in aqm_rows(task.hash, summary).items():
+                aqm[t] += rows
             for b in res.get("buckets") or []:
                 bucket_rows.append((task.hash, b["link"], b["bucket"], b["t_from_s"], b["t_to_s"], b["utilization"]))
         self._ensure("runs", runs_rows)
@@ -195,6 +239,9 @@ class Store:
                 self._insert(t, rows)
             if bucket_rows:
                 con.executemany("INSERT INTO link_buckets VALUES (?, ?, ?, ?, ?, ?)", bucket_rows)
+            for t, rows in aqm.items():
+                if rows:
+                    con.executemany(f"INSERT INTO {t} VALUES ({', '.join('?' * len(rows[0]))})", rows)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
