@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants validate-linux clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly aqm bench-aqm fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants validate-linux clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -113,7 +113,8 @@ REPRODUCTIONS := brakmo/single-transfer brakmo/vegas-star brakmo/table5.3 brakmo
 	brakmo/send-buffer-background \
 	lite/table4 ahn/figure1 ahn/table1 zhang/table1 zhang/figure1 zhang/table2 zhang/table3 zhang/table4 \
 	zhang/figure7 zhang/figure8 zhang/droptail-buffers zhang/rtt-buffers \
-	kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics
+	kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics \
+	modern/bufferbloat modern/l4s
 reproductions: setup
 	@for e in $(REPRODUCTIONS); do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 	$(KELLY_PLOTS)
@@ -156,6 +157,14 @@ kelly: setup
 	@for e in kelly/table1 kelly/table2 kelly/rtt-fairness kelly/response-curve kelly/dynamics; do \
 		$(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
 	$(KELLY_PLOTS)
+
+# Issue 27's studies in full (30 s runs, 3 and 2 seeds, ~1 min): tables, claims, figures
+# (OUT/bufferbloat.png, OUT/l4s.png) into runs/reproduce/modern_{bufferbloat,l4s}; `make test`
+# runs 2-6 s versions (tests/test_aqm.py). bench-aqm: each discipline's cost per packet.
+aqm: setup
+	@for e in modern/bufferbloat modern/l4s; do $(BIN)/tcplab reproduce $$e --out runs/reproduce/$$(echo $$e | tr / _) || exit 1; done
+bench-aqm: setup
+	$(BIN)/python benches/aqm_cost.py
 
 # tcplab diagnose (issue 29): the rediscovery table (Lite.0-6, Reno, Vegas on brakmo/single-transfer
 # and lite/table4 seeds 1-3), the planted faults and 100 clean scenarios; docs/diagnose.md.
