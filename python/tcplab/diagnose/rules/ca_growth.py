@@ -54,8 +54,10 @@ def check(v):
     prev = np.r_[-1.0, ta[:-1]]
     lost_all = (np.searchsorted(reacts, ta, side="right") > np.searchsorted(reacts, prev, side="right")).tolist()
     j = np.searchsorted(v.ack_t, ta)
-    newly = np.where(j < len(v.ack_t), np.asarray(v.ack_new, dtype=float)[np.minimum(j, max(len(v.ack_t) - 1, 0))]
-                     if len(v.ack_t) else 0.0, 0.0).tolist()
+    inside = j < len(v.ack_t)
+    newly = np.zeros(len(ta))
+    newly[inside] = np.asarray(v.ack_new, dtype=float)[j[inside]]
+    newly = newly.tolist()
     t_l, cw_l, ss_l = t.tolist(), cw.tolist(), ss.tolist()
     for k, i in enumerate(idx.tolist()):
         before, after = cw_l[i - 1], cw_l[i]
