@@ -13,8 +13,9 @@ from ..rundir import check_output_file
 
 
 PLOT_KINDS = ("tcp", "cam", "seq", "link", "queue", "flows")
-# zlib level of the PNGs written: 3 makes files as small as the default 6 on these line graphs
-# (within 10 %) in a fifth less time (issue 28: a plot at interactive speed).
+# zlib level of the PNGs `tcplab plot` writes: 3 makes files within 10 % of the default 6's on these
+# line graphs in a fifth less time (issue 28: a plot at interactive speed). The report keeps the
+# default for its embedded PNGs, where bytes count (its size limit is 1 MB).
 PNG_COMPRESS_LEVEL = 3
 LEGEND_MAX_FLOWS = 12  # the flows graph labels its lines up to this many flows
 

@@ -25,8 +25,7 @@ def figure_to_data_uri(fig, dpi: int = 110) -> str:
 
     buf = io.BytesIO()
     with matplotlib.rc_context(plots._RC):
-        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": "tcplab"},
-                    pil_kwargs={"compress_level": plots.style.PNG_COMPRESS_LEVEL})
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": "tcplab"})
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 _zoom_ids = itertools.count()
