@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep sensitivity reproductions diagnose-eval diagnose-clean100 kelly aqm bench-aqm fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants validate-linux clean
+.PHONY: setup demo test wheel docs test-rust test-python test-golden bench bench-scale bench-sweep bench-htsim bench-interactive sensitivity reproductions diagnose-eval diagnose-clean100 kelly aqm bench-aqm fidelity fidelity-full fidelity-evidence fuzz browser tshark iperf3 emulation emulation-bench mutants validate-linux clean
 
 setup: $(VENV)/.deps-stamp $(VENV)/.core-stamp
 
@@ -91,6 +91,15 @@ bench: setup
 bench-scale: setup
 	$(BIN)/tcplab bench --json --repeat 1 tcp-dumbbell-16 tcp-dumbbell-256 tcp-dumbbell-1024 tcp-dumbbell-4096 \
 	  tcp-dumbbell-16384 short-transfers-100000 tcplib-backbone-1000
+
+# Issue 28: tcplab beside htsim on the four dumbbell cases, 5 interleaved rounds (benches/htsim-dumbbell/;
+# HTSIM=path/to/the/htsim/dumbbell/program adds htsim's side, tcplab's alone without it).
+bench-htsim: setup
+	$(BIN)/python benches/htsim-dumbbell/compare.py $(if $(HTSIM),--htsim $(HTSIM))
+
+# Issue 28: one `tcplab plot` and one `tcplab report` on a 6-flow 60 s run, timed as whole processes.
+bench-interactive: setup
+	$(BIN)/python benches/interactive/measure.py
 
 # Every golden summary, the long ones too (make test runs those under ~3 s each: all of them today).
 test-golden:

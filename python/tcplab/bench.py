@@ -34,21 +34,30 @@ def poisson_queue(duration: str = "200s") -> Scenario:
     return sc
 
 
-def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s", traced: bool = False) -> Scenario:
-    """n long-lived TCP flows (fine timers) over a 30 Mb/s, 50 ms bottleneck with a 128 KB DropTail queue."""
+def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s", traced: bool = False, *,
+                 rate: str = "30Mbps", delay: str = "50ms", queue: str = "128KB", access_rate: str = "100Mbps",
+                 name: str | None = None) -> Scenario:
+    """n long-lived TCP flows (fine timers) over a 30 Mb/s, 50 ms bottleneck with a 128 KB DropTail queue
+    (`rate`, `delay`, `queue`; access links `access_rate`, 1 ms, 1000 packets)."""
     run_cfg = {"duration": duration, "stop_when_done": False}
     if traced:
         run_cfg["trace"] = {"tcp": True, "links": ["all"]}
-    sc = Scenario(name=f"bench-tcp-dumbbell-{n}{'-traced' if traced else ''}", run=run_cfg)
+    sc = Scenario(name=name or f"bench-tcp-dumbbell-{n}{'-traced' if traced else ''}", run=run_cfg)
     sc.add_node("left", "router").add_node("right", "router")
-    sc.add_link("left", "right", rate="30Mbps", delay="50ms", queue={"limit": "128KB"})
+    sc.add_link("left", "right", rate=rate, delay=delay, queue={"limit": queue})
     for i in range(n):
         sc.add_node(f"s{i}", "host").add_node(f"d{i}", "host")
-        sc.add_link(f"s{i}", "left", rate="100Mbps", delay="1ms", queue={"limit": "1000pkts"})
-        sc.add_link("right", f"d{i}", rate="100Mbps", delay="1ms", queue={"limit": "1000pkts"})
+        sc.add_link(f"s{i}", "left", rate=access_rate, delay="1ms", queue={"limit": "1000pkts"})
+        sc.add_link("right", f"d{i}", rate=access_rate, delay="1ms", queue={"limit": "1000pkts"})
         sc.add_tcp(f"tcp{i}", f"s{i}", f"d{i}", variant=variant, duration=duration, start=f"{(i * 7) % 100}ms",
                    mss="1448B", send_buffer="1MB", recv_buffer="1MB", window_scaling=True)
     return sc
+
+
+def tcp_dumbbell_10g(n: int = 64) -> Scenario:
+    """n newreno flows for 1 s over a 10 Gb/s, 5 ms bottleneck with a 1 MB queue, 10 Gb/s access links."""
+    return tcp_dumbbell(n, duration="1s", rate="10Gbps", delay="5ms", queue="1MB", access_rate="10Gbps",
+                        name=f"bench-tcp-dumbbell-{n}-10g")
 
 
 def short_transfers(n: int = 100_000, hosts: int = 1000, size: str = "10KB") -> Scenario:
@@ -111,6 +120,7 @@ CASES: dict[str, Callable[[], Scenario]] = {
     "tcp-dumbbell-1024": lambda: tcp_dumbbell(1024),
     "tcp-dumbbell-4096": lambda: tcp_dumbbell(4096),
     "tcp-dumbbell-16384": lambda: tcp_dumbbell(16384),
+    "tcp-dumbbell-64-10g": tcp_dumbbell_10g,
     "short-transfers-100000": lambda: short_transfers(100_000),
     "tcplib-backbone-1000": tcplib_backbone,
     # A shared medium's cost per packet against a point-to-point link (issue 25).
@@ -123,6 +133,8 @@ CASES: dict[str, Callable[[], Scenario]] = {
 
 
 #: What `tcplab bench` runs without names (the scale cases take minutes: `make bench-scale`).
+#: The four cases issue 28 compares with htsim (benches/htsim-dumbbell/).
+HTSIM_CASES = ["tcp-dumbbell-16", "tcp-dumbbell-256", "tcp-dumbbell-4096", "tcp-dumbbell-64-10g"]
 DEFAULT_CASES = ["udp-dumbbell-16", "poisson-queue", "tcp-dumbbell-16", "tcp-dumbbell-64", "tcp-dumbbell-256",
                  "tcp-dumbbell-16-traced"]
 
@@ -164,8 +176,122 @@ def measure(name: str, repeat: int = 3) -> dict:
     }
 
 
-def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = False, as_json: bool = False) -> int:
-    """Each case in its own process (so its peak RSS is its own); a table, or JSON with `as_json`."""
+def scenario_file(name: str, directory) -> "Path":
+    """Case `name` written as a scenario file in `directory` (what `tcplab run` reads)."""
+    from pathlib import Path
+    p = Path(directory) / f"{name}.toml"
+    p.write_text(CASES[name]().to_toml())
+    return p
+
+
+def tcplab_command() -> list[str]:
+    """The `tcplab` command of this installation (the console script beside this interpreter, else
+    `python -m tcplab.cli`): a process run goes through whatever path that command takes."""
+    import shutil
+    import sys
+    from pathlib import Path
+    script = Path(sys.executable).with_name("tcplab")
+    if script.is_file():
+        return [str(script)]
+    found = shutil.which("tcplab")
+    return [found] if found else [sys.executable, "-m", "tcplab.cli"]
+
+
+#: GNU time, when installed: a child forked straight from Python is charged with Python's own
+#: resident size before its exec (Linux keeps the larger of the two in ru_maxrss), so a small
+#: program (htsim's 4 MB) would read as Python's 11 MB; forked from GNU time (~2 MB) it reads true.
+GNU_TIME = "/usr/bin/time"
+
+
+def run_child(cmd: list[str], cwd=None) -> tuple[float, int, str]:
+    """Run `cmd` with its standard output discarded: (wall seconds, peak RSS bytes of the child, its
+    standard error); a non-zero exit raises RuntimeError with the error's last line. The peak RSS
+    is the child's own when GNU time is installed, else at least this Python's (an upper bound)."""
+    import subprocess
+    import tempfile
+    import time
+    with tempfile.NamedTemporaryFile(prefix="tcplab-rss-", suffix=".txt") as rss_file:
+        timed = os.access(GNU_TIME, os.X_OK)
+        full = ([GNU_TIME, "-f", "%M", "-o", rss_file.name] if timed else []) + list(cmd)
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+        err_bytes = p.stderr.read() if p.stderr else b""
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        p.stderr.close()
+        err = err_bytes.decode(errors="replace")
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {err.strip().splitlines()[-1] if err.strip() else ''}")
+        rss = usage.ru_maxrss * 1024
+        if timed:
+            text = open(rss_file.name).read().split()
+            rss = int(text[-1]) * 1024 if text and text[-1].isdigit() else rss
+    return wall, rss, err
+
+
+def measure_process(path, out_dir) -> dict:
+    """One `tcplab run PATH --out OUT_DIR` as a user runs it: the whole process's wall time and
+    peak RSS, and the core's wall time and events from the summary.json it wrote."""
+    import json
+    import shutil
+    from pathlib import Path
+    out = Path(out_dir)
+    shutil.rmtree(out, ignore_errors=True)
+    wall, rss, _ = run_child(tcplab_command() + ["run", str(path), "--out", str(out)])
+    summ = json.loads((out / "summary.json").read_text())
+    return {"process_s": wall, "process_peak_rss_bytes": rss, "core_wall_s": summ["wall_s"], "events": summ["events"]}
+
+
+#: The core's event loop, the function callgrind counts instructions in.
+CORE_LOOP_SYMBOL = "*Simulation::run_with_progress*"
+
+
+def callgrind_instructions(path, out_dir) -> int | None:
+    """Instructions executed inside the core's event loop (callgrind, collecting only within
+    CORE_LOOP_SYMBOL) for one `tcplab run`; None when valgrind is not installed. Slow (~50x)."""
+    import re
+    import shutil
+    import tempfile
+    from pathlib import Path
+    vg = shutil.which("valgrind")
+    if vg is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="tcplab-callgrind-") as tmp:
+        cg = Path(tmp) / "callgrind.out"
+        shutil.rmtree(out_dir, ignore_errors=True)
+        run_child([vg, "--tool=callgrind", f"--callgrind-out-file={cg}", "--collect-atstart=no",
+                   f"--toggle-collect={CORE_LOOP_SYMBOL}"] + tcplab_command() + ["run", str(path), "--out", str(out_dir)])
+        m = re.search(r"^(?:summary|totals):\s*(\d+)", cg.read_text(), re.M)
+        return int(m.group(1)) if m else None
+
+
+def measure_processes(name: str, repeat: int = 3, callgrind: bool = False) -> dict:
+    """Case `name` run `repeat` times as a whole `tcplab run` process (medians), and with
+    `callgrind` the core's instructions per event."""
+    import json
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory(prefix="tcplab-bench-") as tmp:
+        path = scenario_file(name, tmp)
+        runs = [measure_process(path, Path(tmp) / "out") for _ in range(max(1, repeat))]
+        res = {k: statistics.median(r[k] for r in runs) for k in ("process_s", "process_peak_rss_bytes", "core_wall_s")}
+        res["events"] = runs[0]["events"]
+        res["instructions_per_event"] = None
+        if callgrind:
+            ir = callgrind_instructions(path, Path(tmp) / "out")
+            if ir:
+                ev = json.loads((Path(tmp) / "out" / "summary.json").read_text())["events"]
+                res["instructions_per_event"] = ir / ev
+    return res
+
+
+def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = False, as_json: bool = False,
+          process: bool = True, callgrind: bool = False) -> int:
+    """Each case in its own process (so its peak RSS is its own); a table, or JSON with `as_json`.
+    With `process`, each case is also run `repeat` times as a whole `tcplab run FILE --out DIR`
+    (process_s, process_peak_rss_bytes: what a user waits for and pays); with `callgrind`, once
+    more under callgrind for the core loop's instructions per event."""
     import json
     import subprocess
     import sys
@@ -182,7 +308,8 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
     from .textable import Columns
     table = Columns([("case", 24, ""), ("flows", 7, "d"), ("sim s", 6, ".1f"), ("core s", 7, ".3f"), ("run() s", 7, ".3f"),
                      ("events", 10, "d"), ("M ev/s", 7, ".2f"), ("ns/event", 8, ".0f"), ("ns/pkt-hop", 10, ".0f"),
-                     ("peak RSS MB", 11, ".0f"), ("RSS/flow KB", 11, ".1f")])
+                     ("peak RSS MB", 11, ".0f"), ("RSS/flow KB", 11, ".1f"), ("process s", 9, ".3f"),
+                     ("proc RSS MB", 11, ".0f"), ("instr/event", 11, ".0f")])
     sizes = dict(_core.struct_sizes())
     if not as_json:
         print("hot structs (bytes): " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
@@ -195,14 +322,28 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
             print(f"{name}: failed: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}", file=sys.stderr)
             return 1
         m = json.loads(p.stdout.strip().splitlines()[-1])
+        m.update({"process_s": None, "process_peak_rss_bytes": None, "process_core_wall_s": None,
+                  "instructions_per_event": None})
+        if process or callgrind:
+            pm = measure_processes(name, repeat if process else 1, callgrind)
+            if process:
+                m.update(process_s=pm["process_s"], process_peak_rss_bytes=pm["process_peak_rss_bytes"],
+                         process_core_wall_s=pm["core_wall_s"])
+            m["instructions_per_event"] = pm["instructions_per_event"]
         results.append(m)
         if not as_json:
             print(table.row(name, m['flows'], m['sim_s'], m['core_wall_s'], m['run_wall_s'], m['events'],
                             m['events_per_s'] / 1e6, m['ns_per_event'], m['ns_per_packet_hop'],
-                            m['peak_rss_bytes'] / 2**20, m['rss_per_flow_bytes'] / 1024), flush=True)
+                            m['peak_rss_bytes'] / 2**20, m['rss_per_flow_bytes'] / 1024,
+                            _scaled(m['process_s']), _scaled(m['process_peak_rss_bytes'], 2**20),
+                            _scaled(m['instructions_per_event'])), flush=True)
     if as_json:
         print(json.dumps({"struct_sizes_bytes": sizes, "repeat": repeat, "cases": results}, indent=1))
     return 0
+
+
+def _scaled(x, scale: float = 1.0) -> float | None:
+    return None if x is None else x / scale
 
 
 def bench_sweep(runs: int = 1000, ray: bool = False) -> int:

@@ -13,6 +13,10 @@ def add_parser(sub) -> None:
     b.add_argument("--repeat", type=positive_int, default=3, help="runs per case; the median is reported (default 3)")
     b.add_argument("--list", action="store_true", help="list the cases")
     b.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    b.add_argument("--no-process", action="store_true",
+                   help="skip the whole-process runs (`tcplab run FILE --out DIR`, timed with their peak RSS)")
+    b.add_argument("--callgrind", action="store_true",
+                   help="also run each case once under valgrind's callgrind and print the core loop's instructions per event (slow)")
     b.add_argument("--sweep", action="store_true", help="instead: time a sweep of the Brakmo scenario with --jobs 1 and --jobs 2 and print both and their ratio")
     b.add_argument("--runs", type=positive_int, default=1000, help="runs in the --sweep benchmark (default 1000)")
     b.add_argument("--ray", action="store_true", help="with --sweep: also run it on a local Ray instance and compare the stored rows")
@@ -24,4 +28,5 @@ def run(a) -> int:
         from ..bench import bench_sweep
         return bench_sweep(runs=a.runs, ray=a.ray)
     from ..bench import bench
-    return bench(a.case, repeat=a.repeat, list_only=a.list, as_json=a.json)
+    return bench(a.case, repeat=a.repeat, list_only=a.list, as_json=a.json, process=not a.no_process,
+                 callgrind=a.callgrind)

@@ -14,6 +14,8 @@ def add_parser(sub) -> None:
 
 
 def run(a) -> int:
+    from .plot import single_threaded_blas
+    single_threaded_blas()
     from ..report import report_cli
     print(report_cli(a.run_dir, out=a.out))
     return 0

@@ -15,10 +15,21 @@ Python API::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .model import SEVERITIES, Finding, FlowView
+if TYPE_CHECKING:
+    from .model import SEVERITIES, Finding, FlowView
 
 __all__ = ["diagnose", "findings_frame", "load_flows", "Finding", "FlowView", "SEVERITIES"]
+
+
+def __getattr__(name: str):
+    # The model (and numpy) is imported on first use: `tcplab --help` and every command builds
+    # the diagnose parser through this package, and none of them needs numpy for that.
+    if name in ("SEVERITIES", "Finding", "FlowView"):
+        from . import model
+        return getattr(model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_flows(source: str | Path, flow: str | None = None) -> list[FlowView]:

@@ -10,8 +10,12 @@ def section_html(run) -> str:
     if d is None or not getattr(run, "has_tcp", False):
         return ""
     try:
-        from . import diagnose
-        fs = [f for f in diagnose(d) if f.severity != "info"]
+        from . import diagnose_views
+        from ..rundir import RunData
+        from .rundir_reader import read_rundir
+        # The report's own RunData when it is one: its trace rows are read once for both.
+        views = read_rundir(run if isinstance(run, RunData) and not run._in_memory else d)
+        fs = [f for f in diagnose_views(views) if f.severity != "info"]
     except Exception as e:  # noqa: BLE001 - the report must not fail because of a diagnosis
         return f"<h3>Diagnosis</h3><p>not available: {html.escape(str(e))}</p>"
     if not fs:

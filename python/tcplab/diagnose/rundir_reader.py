@@ -46,9 +46,14 @@ def _scenario_flows(rd) -> dict[str, dict]:
     return {t.get("name", ""): t for t in sc.get("tcp", []) if isinstance(t, dict)}
 
 
-def read_rundir(path: str | Path, flow: str | None = None) -> list[FlowView]:
+def read_rundir(path, flow: str | None = None) -> list[FlowView]:
+    """The flows of a run directory, or of a RunData already loaded (the report's: its trace rows,
+    read once, serve the diagnosis and the graphs)."""
     from ..rundir import RunData
-    rd = RunData.load(path)
+    if isinstance(path, RunData):
+        rd, path = path, path.dir
+    else:
+        rd = RunData.load(path)
     if not rd.has_tcp:
         caps = sorted(p.name for p in Path(path).glob("pcap_*.pcap"))
         hint = (f"; diagnose one of its captures instead: {', '.join(caps)}" if caps else

@@ -13,6 +13,10 @@ from ..rundir import check_output_file
 
 
 PLOT_KINDS = ("tcp", "cam", "seq", "link", "queue", "flows")
+# zlib level of the PNGs `tcplab plot` writes: 3 makes files within 10 % of the default 6's on these
+# line graphs in a fifth less time (issue 28: a plot at interactive speed). The report keeps the
+# default for its embedded PNGs, where bytes count (its size limit is 1 MB).
+PNG_COMPRESS_LEVEL = 3
 LEGEND_MAX_FLOWS = 12  # the flows graph labels its lines up to this many flows
 
 # Brakmo's palette: black, two grays, dashes. Kept in one place.
@@ -60,8 +64,9 @@ def save_figure(fig: Figure, path: str | Path, fmt: str | None = None, dpi: int 
     check_output_file(p)
     p.parent.mkdir(parents=True, exist_ok=True)
     meta = {"png": {"Software": "tcplab"}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
+    extra = {"pil_kwargs": {"compress_level": PNG_COMPRESS_LEVEL}} if fmt == "png" else {}
     with matplotlib.rc_context(_RC):
-        fig.savefig(p, format=fmt, dpi=dpi, metadata=meta)
+        fig.savefig(p, format=fmt, dpi=dpi, metadata=meta, **extra)
     return p
 
 

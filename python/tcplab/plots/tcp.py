@@ -154,9 +154,13 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
     sent (for "ack_sent" rows the trace's ``seq`` column is the ACK number)."""
     run = as_run(run)
     conns = list(conns) if conns else run.conns
-    everything = run.trace(None, side=None)
-    have_rcv = everything.filter((pl.col("side") == "rcv") & pl.col("conn").is_in(conns)).height > 0
-    end = max(float(run.sim_end_s or 0.0), float(everything["t_s"].max() or 0.0) if everything.height else 0.0)
+    sides = _seq_sides(run, conns)
+    have_rcv = any(rcv.height > 0 for _, rcv in sides.values())
+    end = max(float(run.sim_end_s or 0.0), max((float(df["t_s"].max() or 0.0) for pair in sides.values()
+                                                for df in pair if df.height), default=0.0))
+    if run.summary.get("sim_end_s") is None:  # no recorded end: the last row of any flow ends the graph
+        everything = run.trace(None, side=None)
+        end = max(end, float(everything["t_s"].max() or 0.0) if everything.height else 0.0)
     t0, t1 = _window(t_from, t_to, 0.0, end)
     import matplotlib
 
@@ -170,8 +174,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
         in_window: list[np.ndarray] = []  # sequence values drawn inside [t0, t1], for the y range
         for i, c in enumerate(conns):
             color = FLOW_COLORS[i % len(FLOW_COLORS)] if len(conns) > 1 else C_BLACK
-            d = everything.filter(pl.col("conn") == c)
-            snd = d.filter(pl.col("side") == "snd")
+            snd, rcv = sides[c]
             t = _np(snd, "t_s")
             kinds = _np(snd, "kind", object) if snd.height else np.zeros(0, object)
             seq = _np(snd, "seq") / KB
@@ -203,7 +206,6 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
                 axes[0].annotate(c, (t[ds][-1], seq[ds][-1]), xytext=(3, 0), textcoords="offset points",
                                  fontsize=6.5, color=color, va="center")
             if have_rcv:
-                rcv = d.filter(pl.col("side") == "rcv")
                 tr = _np(rcv, "t_s")
                 kr = _np(rcv, "kind", object) if rcv.height else np.zeros(0, object)
                 sr = _np(rcv, "seq") / KB
@@ -232,3 +234,20 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             axes[0].set_ylim(bottom=0)
         fig.suptitle("Sequence number versus time", y=0.985, fontsize=9)
     return _finish(fig, path)
+
+
+def _seq_sides(run: Any, conns: Sequence[str]) -> dict:
+    """Each flow's sender and receiver rows in time order: the run's per-flow reads (shared with
+    the other graphs of a report) for its own flows; a name the summary does not list is looked
+    up in the whole trace (in-memory runs may hold such rows)."""
+    out = {}
+    whole = None
+    for c in conns:
+        if c in run.conns:
+            out[c] = (run.trace(c, "snd"), run.trace(c, "rcv"))
+            continue
+        if whole is None:
+            whole = run.trace(None, side=None)
+        d = whole.filter(pl.col("conn") == c)
+        out[c] = (d.filter(pl.col("side") == "snd"), d.filter(pl.col("side") == "rcv"))
+    return out

@@ -47,21 +47,28 @@ def check(v):
         period = []
 
     reacts = np.sort(np.concatenate([v.fastrtx_t, v.timeout_t]))
-    prev_t = -1.0
-    for i in idx:
-        if i == 0:
-            continue
-        before, after = cw[i - 1], cw[i]
-        lost = np.searchsorted(reacts, t[i], side="right") > np.searchsorted(reacts, prev_t, side="right")
-        prev_t = float(t[i])
-        if lost or ss[i] != ss[i - 1] or before < ss[i - 1] or after < before:
+    idx = idx[idx != 0]
+    # Per ACK, computed for all at once (a scalar searchsorted per ACK was 1 s on a 6-flow, 60 s
+    # run): a loss reaction since the ACK before, and the bytes this ACK newly acknowledged.
+    ta = t[idx]
+    prev = np.r_[-1.0, ta[:-1]]
+    lost_all = (np.searchsorted(reacts, ta, side="right") > np.searchsorted(reacts, prev, side="right")).tolist()
+    j = np.searchsorted(v.ack_t, ta)
+    inside = j < len(v.ack_t)
+    newly = np.zeros(len(ta))
+    newly[inside] = np.asarray(v.ack_new, dtype=float)[j[inside]]
+    newly = newly.tolist()
+    t_l, cw_l, ss_l = t.tolist(), cw.tolist(), ss.tolist()
+    for k, i in enumerate(idx.tolist()):
+        before, after = cw_l[i - 1], cw_l[i]
+        if lost_all[k] or ss_l[i] != ss_l[i - 1] or before < ss_l[i - 1] or after < before:
             flush()
             acked = 0.0
             continue
         if not period:
             acked = 0.0
-        period.append((float(t[i]), float(after - before), smss * smss / max(before, 1.0), float(before)))
-        acked += float(v.ack_new[np.searchsorted(v.ack_t, t[i])]) if np.searchsorted(v.ack_t, t[i]) < len(v.ack_t) else 0.0
+        period.append((float(t_l[i]), float(after - before), smss * smss / max(before, 1.0), float(before)))
+        acked += newly[k]
     flush()
     return out
 

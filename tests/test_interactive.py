@@ -1,0 +1,116 @@
+"""Issue 28: what must always hold for plots and reports at interactive speed, and the htsim
+harness's scenarios and figures. Speed itself is measured by benches/interactive/measure.py and
+benches/htsim-dumbbell/compare.py (figures, never timed tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tcplab import bench
+from tcplab.plots import count_gid, find_gid, tcp_graph
+from tcplab.plots.series import DECIMATE_COLUMNS, DECIMATE_MIN_POINTS, decimate_step
+from tcplab.rundir import KB, RunData
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def run6(tmp_path_factory) -> Path:
+    """The report benchmark's run: the bench dumbbell with 6 flows for 60 s, every trace on."""
+    from tcplab.api import run
+    out = tmp_path_factory.mktemp("interactive") / "run6"
+    run(bench.tcp_dumbbell(6, traced=True)).save(out)
+    return out
+
+
+def test_decimated_step_keeps_every_columns_extremes_and_the_ends():
+    rng = np.random.default_rng(7)
+    n = 50_000
+    t = np.sort(rng.uniform(0.0, 60.0, n))
+    v = np.cumsum(rng.normal(0.0, 1.0, n))
+    tt, vv = decimate_step(t, v, 0.0, 60.0)
+    assert len(tt) <= 2 * (DECIMATE_COLUMNS + 2) + 2 < n
+    assert (tt[0], vv[0]) == (t[0], v[0]) and (tt[-1], vv[-1]) == (t[-1], v[-1])
+    assert np.all(np.diff(tt) >= 0)  # still in time order
+    # every kept point is a point of the series, and each column's lowest and highest are kept
+    assert set(zip(tt.tolist(), vv.tolist())) <= set(zip(t.tolist(), v.tolist()))
+    col = np.clip((t / 60.0 * DECIMATE_COLUMNS).astype(int), -1, DECIMATE_COLUMNS)
+    kcol = np.clip((tt / 60.0 * DECIMATE_COLUMNS).astype(int), -1, DECIMATE_COLUMNS)
+    for c in np.unique(col):
+        assert vv[kcol == c].max() == v[col == c].max() and vv[kcol == c].min() == v[col == c].min()
+
+
+def test_short_series_are_not_decimated():
+    t = np.arange(DECIMATE_MIN_POINTS, dtype=float)
+    v = np.sin(t)
+    tt, vv = decimate_step(t, v, 0.0, t[-1])
+    assert tt is t and vv is v
+
+
+def test_trace_graph_of_a_long_run_is_decimated_but_keeps_the_windows_extremes(run6):
+    run = RunData.load(run6)
+    snd = run.trace("tcp0", "snd")
+    assert snd.height > 3 * DECIMATE_MIN_POINTS  # long enough that decimation matters
+    fig = tcp_graph(run, "tcp0")
+    for name, col in (("cwnd", "cwnd"), ("unacked", "unacked"), ("ssthresh", "ssthresh")):
+        (line,) = find_gid(fig, f"line-{name}")
+        y = np.asarray(line.get_ydata(), dtype=float)
+        assert count_gid(fig, f"line-{name}") <= 2 * (DECIMATE_COLUMNS + 2) + 2
+        full = snd[col].to_numpy().astype(float) / KB
+        assert y.max() == full.max() and y.min() == full.min()
+
+
+def test_report_of_the_6_flow_60_s_run_is_under_1_MB_with_every_graph(run6, tmp_path):
+    from tcplab.report import report_cli
+    path = report_cli(run6, out=tmp_path / "report.html")
+    text = path.read_text()
+    assert path.stat().st_size < 1_000_000
+    # six TCP trace graphs, the sequence graph, throughput, and the bottleneck's bandwidth and
+    # queue: each one a <figure>, readable (zoomable SVG or an image)
+    assert text.count("<figure") == 10
+    assert text.count('class="zfig"') + text.count('<img class="graph"') == 10
+    assert "<h3>Diagnosis</h3>" in text
+
+
+def test_htsim_scenarios_are_the_bench_cases_written_out():
+    """The committed scenario files are what `tcplab.bench` builds (so a re-run measures the same)."""
+    d = ROOT / "benches" / "htsim-dumbbell" / "scenarios"
+    assert sorted(p.stem for p in d.glob("*.toml")) == sorted(bench.HTSIM_CASES)
+    for name in bench.HTSIM_CASES:
+        assert (d / f"{name}.toml").read_text() == bench.CASES[name]().to_toml(), name
+
+
+def test_ten_gigabit_case_shape():
+    sc = bench.CASES["tcp-dumbbell-64-10g"]().data
+    assert len(sc["tcp"]) == 64 and sc["run"]["duration"] == "1s"
+    bottleneck = next(l for l in sc["links"] if (l["a"], l["b"]) == ("left", "right"))
+    assert (bottleneck["rate"], bottleneck["delay"], bottleneck["queue"]["limit"]) == ("10Gbps", "5ms", "1MB")
+
+
+@pytest.mark.skipif(not os.access(bench.GNU_TIME, os.X_OK), reason="GNU time not installed")
+def test_child_peak_rss_is_the_childs_own():
+    """A child's peak RSS is its own: not Python's pre-exec size (a small child reads small), and
+    what it allocates shows (a child touching 64 MB reads at least 64 MB)."""
+    _, small, _ = bench.run_child(["true"])
+    big_ballast = bytearray(b"1") * (96 * 2**20)  # this process is big: a forked child would inherit it
+    _, big, _ = bench.run_child([sys.executable, "-c", "x = bytearray(64 * 2**20); x[::4096] = b'1' * len(x[::4096])"])
+    assert small < 8 * 2**20 and 64 * 2**20 <= big < 96 * 2**20
+    del big_ballast
+
+
+def test_bench_json_gives_process_time_rss_and_events():
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "bench", "--json", "--repeat", "1", "udp-dumbbell-16"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    (case,) = json.loads(p.stdout)["cases"]
+    for key in ("core_wall_s", "process_s", "events", "ns_per_event", "process_peak_rss_bytes", "instructions_per_event"):
+        assert key in case, key
+    assert case["events"] > 0 and case["process_s"] > case["process_core_wall_s"] > 0
+    assert case["process_peak_rss_bytes"] > 10 * 2**20 and case["instructions_per_event"] is None
