@@ -36,6 +36,10 @@ pub struct MemoryEstimate {
 /// imports (peak RSS of a one-flow untraced run: 98–100 MB).
 pub const PYTHON_RUNTIME_BYTES: u64 = 96 << 20;
 
+/// The process before the first event under the native CLI (`tcplab-native run`): the binary
+/// alone, no interpreter (peak RSS of a one-flow untraced run: measured, see docs/memory.md).
+pub const NATIVE_RUNTIME_BYTES: u64 = 4 << 20;
+
 const NODE_BYTES: u64 = 1536; // node, its name and summary entry, its share of the parsed text
 const LINK_BYTES: u64 = 6 << 10; // two directions: queues, pipes, monitors, summary entries, text
 const CONN_BYTES: u64 = 4 << 10; // two endpoints, their stats, summary entry and text

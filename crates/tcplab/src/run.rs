@@ -57,7 +57,7 @@ pub struct Limits {
     pub runtime_bytes: u64,
 }
 
-pub use crate::memory::{estimate_memory_with, MemoryEstimate, PYTHON_RUNTIME_BYTES};
+pub use crate::memory::{estimate_memory_with, MemoryEstimate, NATIVE_RUNTIME_BYTES, PYTHON_RUNTIME_BYTES};
 
 /// Estimate the memory a run of `sc` needs in this process (no interpreter counted).
 pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
