@@ -33,7 +33,8 @@ $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
 native:
 	cargo build --release --quiet -p tcplab-cli
 	mkdir -p $(dir $(NATIVE_BIN))
-	cp target/release/tcplab-native $(NATIVE_BIN).tmp && mv -f $(NATIVE_BIN).tmp $(NATIVE_BIN)
+	strip -o $(NATIVE_BIN).tmp target/release/tcplab-native 2>/dev/null || cp target/release/tcplab-native $(NATIVE_BIN).tmp
+	mv -f $(NATIVE_BIN).tmp $(NATIVE_BIN)
 
 demo: setup
 	$(BIN)/tcplab reproduce brakmo/single-transfer --out runs/demo
