@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-use tcplab::run::{fmt_bytes, prepare_with_limits, Limits, NATIVE_RUNTIME_BYTES};
+use tcplab::run::{fmt_bytes, prepare_with_limits, Limits, Traces, NATIVE_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
 
 /// Why a command stopped: the message (printed after "error: " or as is) and the exit status.
@@ -172,7 +172,7 @@ fn validate(a: &ArgMatches) -> Result<(), Failure> {
         tcplab::emu::EmuError::Scenario(e) => Failure::from(e),
         e => Failure::error(e.to_string()),
     })?;
-    let limits = Limits { max_memory: max_memory(a), runtime_bytes: NATIVE_RUNTIME_BYTES };
+    let limits = Limits { max_memory: max_memory(a), runtime_bytes: NATIVE_RUNTIME_BYTES, traces: Traces::Streamed };
     prepare_with_limits(&text, &file, None, &sets, &limits)?;
     println!("{}: ok", path.display());
     Ok(())
@@ -190,7 +190,7 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
     let seed = a.get_one::<u64>("seed").copied();
     let timeout = a.get_one::<f64>("timeout").copied();
     let max_mem = max_memory(a);
-    let limits = Limits { max_memory: max_mem, runtime_bytes: NATIVE_RUNTIME_BYTES };
+    let limits = Limits { max_memory: max_mem, runtime_bytes: NATIVE_RUNTIME_BYTES, traces: Traces::Streamed };
     let (mut sim, text) = prepare_with_limits(&text, &file, seed, &overrides(a), &limits)?;
 
     // SAFETY: the handler only stores to an atomic.

@@ -25,7 +25,7 @@ use tcplab::sim::Simulation;
 use crate::Failure;
 
 /// Rows per row group: the bound on each table's buffer (~64 K rows, a few MB).
-pub const ROW_GROUP_ROWS: usize = 1 << 16;
+pub const ROW_GROUP_ROWS: usize = tcplab::run::STREAM_ROW_GROUP_ROWS as usize;
 
 #[derive(Clone, Copy)]
 enum Kind {

@@ -64,8 +64,42 @@ struct Path {
     rtt: f64,
 }
 
-/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself.
+/// Where a run's trace rows go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Traces {
+    /// Held in memory until the run ends (the Python API's tables, `api.Run.save`).
+    #[default]
+    Held,
+    /// Streamed to disk as the run goes (the native CLI, `tcplab-cli`): the simulation holds the
+    /// rows of one progress slice, the writer one row group per table.
+    Streamed,
+}
+
+/// Rows the native CLI buffers per trace table before writing a row group (`tcplab-cli`'s
+/// `traces::ROW_GROUP_ROWS`, kept equal by its test).
+pub const STREAM_ROW_GROUP_ROWS: f64 = 65536.0;
+const STREAM_TCP_BUFFER_ROW_BYTES: f64 = 190.0; // 3 shared names (32 B each) and 11 numbers, column Vecs
+const STREAM_LINK_BUFFER_ROW_BYTES: f64 = 170.0; // 4 shared names and 5 numbers
+const SIM_TCP_ROW_BYTES: f64 = 2.0 * 68.0; // the endpoint's columns, doubled as Vecs grow
+const SIM_LINK_ROW_BYTES: f64 = 2.0 * 31.0; // the link monitor's columns, likewise
+
+/// Rows a streamed trace holds at once, of a run that records `rows` in all: one progress slice
+/// in the simulation (1/200 of the run, or PROGRESS_EVENTS events, each adding a row or less),
+/// and a row group in the writer; (rows in the simulation, rows in the writer).
+fn streamed_rows(rows: f64) -> (f64, f64) {
+    let slice = (rows / 200.0).min(crate::sim::PROGRESS_EVENTS as f64);
+    (slice.min(rows), STREAM_ROW_GROUP_ROWS.min(rows))
+}
+
+/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself, its
+/// traces held in memory (the Python API).
 pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
+    estimate_memory_mode(sc, runtime, Traces::Held)
+}
+
+/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself and its
+/// traces held or streamed.
+pub fn estimate_memory_mode(sc: &Scenario, runtime: u64, traces: Traces) -> MemoryEstimate {
     let end_s = sc.run.duration.0.as_secs_f64();
     let mut parts: Vec<(String, u64, String)> = vec![("runtime".into(), runtime, "the process itself".into())];
     let topo = Topology::new(sc);
@@ -176,7 +210,14 @@ pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
     if sc.run.trace.tcp {
         let segs: f64 = sent[..tcp_flows].iter().map(|s| s.0).sum();
         let rows = segs * TCP_ROWS_PER_SEGMENT;
-        parts.push(("run.trace.tcp".into(), (rows * TCP_ROW_BYTES as f64) as u64, format!("{rows:.0} TCP trace rows")));
+        parts.push(match traces {
+            Traces::Held => ("run.trace.tcp".into(), (rows * TCP_ROW_BYTES as f64) as u64, format!("{rows:.0} TCP trace rows")),
+            Traces::Streamed => {
+                let (sim, buf) = streamed_rows(rows);
+                let bytes = sim * SIM_TCP_ROW_BYTES + buf * STREAM_TCP_BUFFER_ROW_BYTES;
+                ("run.trace.tcp".into(), bytes as u64, format!("{rows:.0} TCP trace rows streamed to disk, {:.0} at a time", sim + buf))
+            }
+        });
     }
     // Per direction: packets crossing it (data forward, acks on the way back).
     let mut crossing: HashMap<Dir, f64> = HashMap::new();
@@ -194,7 +235,14 @@ pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
     let dirs: Vec<Dir> = (0..sc.links.len()).flat_map(|l| [(l, true), (l, false)]).collect();
     let link_rows: f64 = dirs.iter().filter(|&&d| traced(&sc.run.trace.links, d)).map(|d| crossing.get(d).copied().unwrap_or(0.0)).sum::<f64>() * LINK_ROWS_PER_PACKET;
     if link_rows > 0.0 {
-        parts.push(("run.trace.links".into(), (link_rows * LINK_ROW_BYTES as f64) as u64, format!("{link_rows:.0} link trace rows")));
+        parts.push(match traces {
+            Traces::Held => ("run.trace.links".into(), (link_rows * LINK_ROW_BYTES as f64) as u64, format!("{link_rows:.0} link trace rows")),
+            Traces::Streamed => {
+                let (sim, buf) = streamed_rows(link_rows);
+                let bytes = sim * SIM_LINK_ROW_BYTES + buf * STREAM_LINK_BUFFER_ROW_BYTES;
+                ("run.trace.links".into(), bytes as u64, format!("{link_rows:.0} link trace rows streamed to disk, {:.0} at a time", sim + buf))
+            }
+        });
     }
     let pcap: f64 = dirs.iter().filter(|&&d| traced(&sc.run.trace.pcap, d)).map(|d| crossing.get(d).copied().unwrap_or(0.0)).sum();
     if pcap > 0.0 {
