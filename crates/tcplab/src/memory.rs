@@ -37,8 +37,8 @@ pub struct MemoryEstimate {
 pub const PYTHON_RUNTIME_BYTES: u64 = 96 << 20;
 
 /// The process before the first event under the native CLI (`tcplab-native run`): the binary
-/// alone, no interpreter (peak RSS of a one-flow untraced run: measured, see docs/memory.md).
-pub const NATIVE_RUNTIME_BYTES: u64 = 4 << 20;
+/// alone, no interpreter (peak RSS of a one-flow untraced 1 s run: 5.9–6.1 MB).
+pub const NATIVE_RUNTIME_BYTES: u64 = 6 << 20;
 
 const NODE_BYTES: u64 = 1536; // node, its name and summary entry, its share of the parsed text
 const LINK_BYTES: u64 = 6 << 10; // two directions: queues, pipes, monitors, summary entries, text
@@ -82,6 +82,7 @@ const STREAM_TCP_BUFFER_ROW_BYTES: f64 = 190.0; // 3 shared names (32 B each) an
 const STREAM_LINK_BUFFER_ROW_BYTES: f64 = 170.0; // 4 shared names and 5 numbers
 const SIM_TCP_ROW_BYTES: f64 = 2.0 * 68.0; // the endpoint's columns, doubled as Vecs grow
 const SIM_LINK_ROW_BYTES: f64 = 2.0 * 31.0; // the link monitor's columns, likewise
+const SIM_INTERVAL_ROW_BYTES: f64 = 2.0 * 96.0; // one IntervalStats, likewise
 
 /// Rows a streamed trace holds at once, of a run that records `rows` in all: one progress slice
 /// in the simulation (1/200 of the run, or PROGRESS_EVENTS events, each adding a row or less),
@@ -264,9 +265,15 @@ pub fn estimate_memory_mode(sc: &Scenario, runtime: u64, traces: Traces) -> Memo
     let interval_s = sc.run.monitor_interval.map_or(0.1, |d| d.0.as_secs_f64()).max(1e-9);
     let intervals = (end_s / interval_s).min(1e12);
     let rows = watched.len() as f64 * intervals;
+    let interval_bytes = match traces {
+        Traces::Held => rows * INTERVAL_ROW_BYTES as f64,
+        // The monitors' own series (96 B a row, doubled as Vecs grow), written at the end a
+        // row group at a time.
+        Traces::Streamed => rows * SIM_INTERVAL_ROW_BYTES + STREAM_ROW_GROUP_ROWS.min(rows) * STREAM_TCP_BUFFER_ROW_BYTES,
+    };
     parts.push((
         "run.monitor_interval".into(),
-        (rows * INTERVAL_ROW_BYTES as f64).min(1e18) as u64,
+        interval_bytes.min(1e18) as u64,
         format!("{intervals:.0} monitor intervals on each of {} link directions", watched.len()),
     ));
     let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.1));
