@@ -105,7 +105,7 @@ pub fn estimate_memory_mode(sc: &Scenario, runtime: u64, traces: Traces) -> Memo
     let mut parts: Vec<(String, u64, String)> = vec![("runtime".into(), runtime, "the process itself".into())];
     let topo = Topology::new(sc);
     let n = sc.nodes.len() as u64;
-    let tables = topo.adj.values().filter(|v| v.len() > 1).count() as u64;
+    let tables = topo.routers() as u64;
     let windows: u64 = sc.tcp.iter().map(|t| window_segments(sc, t) as u64).sum();
 
     // Packets: no more than the queues and pipes hold, nor than the windows put there.
@@ -333,18 +333,41 @@ impl Path {
     }
 }
 
+/// The links as a graph over node numbers, for the flows' paths. A breadth-first search per
+/// flow over a 4,096-flow dumbbell visits the router's 4,096 neighbours each time: with names in
+/// hash maps that was 20 s of a run's start; over numbered nodes with a stamped visited array
+/// (never cleared between searches) it is milliseconds.
 struct Topology<'a> {
-    adj: HashMap<&'a str, Vec<(&'a str, Dir)>>,
+    ids: HashMap<&'a str, usize>,
+    adj: Vec<Vec<(usize, Dir)>>,
+    /// Per node: the search that last reached it, and the node and direction it came from.
+    seen: std::cell::RefCell<(u32, Vec<u32>, Vec<(usize, Dir)>)>,
 }
 
 impl<'a> Topology<'a> {
     fn new(sc: &'a Scenario) -> Self {
-        let mut adj: HashMap<&str, Vec<(&str, Dir)>> = HashMap::new();
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut adj: Vec<Vec<(usize, Dir)>> = Vec::new();
+        let mut id = |name: &'a str, adj: &mut Vec<Vec<(usize, Dir)>>| {
+            let next = ids.len();
+            let i = *ids.entry(name).or_insert(next);
+            if i == adj.len() {
+                adj.push(Vec::new());
+            }
+            i
+        };
         for (i, l) in sc.links.iter().enumerate() {
-            adj.entry(l.a.as_str()).or_default().push((l.b.as_str(), (i, true)));
-            adj.entry(l.b.as_str()).or_default().push((l.a.as_str(), (i, false)));
+            let (a, b) = (id(l.a.as_str(), &mut adj), id(l.b.as_str(), &mut adj));
+            adj[a].push((b, (i, true)));
+            adj[b].push((a, (i, false)));
         }
-        Topology { adj }
+        let n = adj.len();
+        Topology { ids, adj, seen: std::cell::RefCell::new((0, vec![0; n], vec![(0, (0, false)); n])) }
+    }
+
+    /// Nodes with more than one link (they hold a routing table).
+    fn routers(&self) -> usize {
+        self.adj.iter().filter(|v| v.len() > 1).count()
     }
 
     /// Rate (bits/s) and delay (s) of one direction, overrides applied.
@@ -364,24 +387,32 @@ impl<'a> Topology<'a> {
 
     /// A fewest-hops path from `from` to `to` (as routing picks paths), or None.
     fn path(&self, sc: &Scenario, from: &str, to: &str) -> Option<Path> {
-        let mut prev: HashMap<&str, Option<(&str, Dir)>> = HashMap::from([(from, None)]);
-        let mut queue = VecDeque::from([from]);
+        let (&src, &dst) = (self.ids.get(from)?, self.ids.get(to)?);
+        let mut seen = self.seen.borrow_mut();
+        let (stamp, visited, prev) = &mut *seen;
+        *stamp += 1;
+        visited[src] = *stamp;
+        let mut queue = VecDeque::from([src]);
         while let Some(n) = queue.pop_front() {
-            if n == to {
+            if n == dst {
                 break;
             }
-            for &(m, d) in self.adj.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
-                if !prev.contains_key(m) {
-                    prev.insert(m, Some((n, d)));
+            for &(m, d) in &self.adj[n] {
+                if visited[m] != *stamp {
+                    visited[m] = *stamp;
+                    prev[m] = (n, d);
                     queue.push_back(m);
                 }
             }
         }
-        prev.get(to)?;
+        if visited[dst] != *stamp {
+            return None;
+        }
         let mut fwd = Vec::new();
-        let mut at = to;
-        while let Some(Some((p, d))) = prev.get(at) {
-            fwd.push(*d);
+        let mut at = dst;
+        while at != src {
+            let (p, d) = prev[at];
+            fwd.push(d);
             at = p;
         }
         fwd.reverse();
