@@ -126,7 +126,14 @@ fn main() {
         Ok(m) => m,
         Err(_) => exec_python(&args),
     };
-    let result = match m.subcommand() {
+    // A panic in the core is reported as the Python CLI reports one (exit 3), after the
+    // unwinding has removed the run's temporary directory.
+    static PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+    std::panic::set_hook(Box::new(|info| {
+        let text = info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
+        *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = text.unwrap_or_else(|| "panic".into());
+    }));
+    let result = std::panic::catch_unwind(|| match m.subcommand() {
         Some(("run", a)) => run(a),
         Some(("validate", a)) => validate(a),
         Some(("__flags", _)) => {
@@ -134,7 +141,12 @@ fn main() {
             Ok(())
         }
         _ => exec_python(&args),
-    };
+    })
+    .unwrap_or_else(|_| {
+        let text = PANIC.lock().map(|s| s.clone()).unwrap_or_default();
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("panic").to_string();
+        Err(Failure { message: format!("error: internal error in the tcplab core (please report it with the scenario): {first}"), status: 3 })
+    });
     if let Err(f) = result {
         let _ = std::io::stdout().flush();
         eprintln!("{}", f.message);

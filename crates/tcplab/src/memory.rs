@@ -76,7 +76,7 @@ pub enum Traces {
 }
 
 /// Rows the native CLI buffers per trace table before writing a row group (`tcplab-cli`'s
-/// `traces::ROW_GROUP_ROWS`, kept equal by its test).
+/// `traces::ROW_GROUP_ROWS` is this constant).
 pub const STREAM_ROW_GROUP_ROWS: f64 = 65536.0;
 const STREAM_TCP_BUFFER_ROW_BYTES: f64 = 190.0; // 3 shared names (32 B each) and 11 numbers, column Vecs
 const STREAM_LINK_BUFFER_ROW_BYTES: f64 = 170.0; // 4 shared names and 5 numbers
