@@ -133,7 +133,7 @@ fn main() {
         let text = info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
         *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = text.unwrap_or_else(|| "panic".into());
     }));
-    let result = std::panic::catch_unwind(|| match m.subcommand() {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match m.subcommand() {
         Some(("run", a)) => run(a),
         Some(("validate", a)) => validate(a),
         Some(("__flags", _)) => {
@@ -141,7 +141,7 @@ fn main() {
             Ok(())
         }
         _ => exec_python(&args),
-    })
+    }))
     .unwrap_or_else(|_| {
         let text = PANIC.lock().map(|s| s.clone()).unwrap_or_default();
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("panic").to_string();
