@@ -21,9 +21,20 @@ $(VENV)/.deps-stamp: requirements.txt | $(VENV)/bin/python
 	touch $@
 
 # Build the Rust core (release) and install the package into the venv (editable: python/ is used in place).
+# The native front door of `tcplab run`/`validate` (crates/tcplab-cli) goes into the package as
+# python/tcplab/_bin/tcplab-native (not in git), where the console script and the wheel find it.
+NATIVE_BIN := python/tcplab/_bin/tcplab-native
 $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+	$(MAKE) --no-print-directory native
 	touch $@
+
+.PHONY: native
+native:
+	cargo build --release --quiet -p tcplab-cli
+	mkdir -p $(dir $(NATIVE_BIN))
+	strip -o $(NATIVE_BIN).tmp target/release/tcplab-native 2>/dev/null || cp target/release/tcplab-native $(NATIVE_BIN).tmp
+	mv -f $(NATIVE_BIN).tmp $(NATIVE_BIN)
 
 demo: setup
 	$(BIN)/tcplab reproduce brakmo/single-transfer --out runs/demo
@@ -32,7 +43,7 @@ demo: setup
 # target/wheels/ (`pip install target/wheels/tcplab-*.whl`). Built with the venv's interpreter as
 # `make setup` builds, so both share target/; stripped of debug symbols (1.8 MB instead of 6.5).
 WHEEL_ENV = VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH
-wheel: $(VENV)/.deps-stamp
+wheel: $(VENV)/.deps-stamp native
 	rm -f target/wheels/tcplab-*.whl
 	$(WHEEL_ENV) $(BIN)/maturin build --release --strip --out target/wheels
 	@ls -l target/wheels/tcplab-*.whl

@@ -5,6 +5,10 @@ case: estimate, peak, ratio estimate/peak. Figures, not pass/fail.
 
     .venv/bin/python benches/memory/matrix.py matrix [--quick] [--cmd python|native]
     .venv/bin/python benches/memory/matrix.py scenarios
+
+`--cmd python` runs the Python CLI (`python -m tcplab.cli`: traces held in memory) against the
+Python estimate; `--cmd native` the native binary (`tcplab/_bin/tcplab-native`: traces streamed
+to disk) against `_core.estimate_memory(..., native=True)`.
 """
 
 from __future__ import annotations
@@ -40,23 +44,32 @@ def dumbbell(n: int, rate: str, duration: str, traced: bool, variant: str = "ren
     return "\n".join(lines) + "\n"
 
 
+# Linux counts the memory a child had before exec in its ru_maxrss, and a child of this process
+# starts as big as this process (the native run's 6 MB would read as this interpreter's ~17 MB):
+# where GNU time is installed (a small C program) the run is started through it.
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def measure(path: Path, out: Path, cmd: list[str], overrides: list[str] = ()) -> tuple[int, float, int]:
     """(peak RSS bytes, wall s, exit status) of `tcplab run path` in a child process."""
     sets = [a for o in overrides for a in ("--set", o)]
+    peak_file = out.parent / "peak-rss.txt"
+    via = [GNU_TIME, "-f", "%M", "-o", str(peak_file)] if GNU_TIME else []
     t0 = time.perf_counter()
-    p = subprocess.Popen([*cmd, "run", str(path), "--out", str(out), "--json", "--max-memory", "1000GB", *sets],
+    p = subprocess.Popen([*via, *cmd, "run", str(path), "--out", str(out), "--json", "--max-memory", "1000GB", *sets],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         print(f"{path}: exit {p.returncode}: {p.stderr.read().decode()[-300:]}", file=sys.stderr)
-    return ru.ru_maxrss * 1024, wall, p.returncode
+    peak_kb = int(peak_file.read_text().split()[-1]) if GNU_TIME else ru.ru_maxrss
+    return peak_kb * 1024, wall, p.returncode
 
 
-def row(name: str, text: str, path: Path, out: Path, cmd: list[str], overrides=()) -> dict:
-    parts = _core.estimate_memory_parts(text, str(path), list(overrides)) if hasattr(_core, "estimate_memory_parts") else None
-    est = _core.estimate_memory(text, str(path), list(overrides))
+def row(name: str, text: str, path: Path, out: Path, cmd: list[str], overrides=(), native: bool = False) -> dict:
+    parts = _core.estimate_memory_parts(text, str(path), list(overrides), native)
+    est = _core.estimate_memory(text, str(path), list(overrides), native)
     peak, wall, code = measure(path, out, cmd, overrides)
     r = {"case": name, "estimate_bytes": est, "peak_rss_bytes": peak, "ratio": est / peak, "wall_s": wall, "exit": code}
     if parts:
@@ -84,7 +97,9 @@ def main() -> int:
     ap.add_argument("--only", help="substring filter on case names")
     ap.add_argument("--json", type=Path, help="write the rows here")
     a = ap.parse_args()
-    cmd = [str(Path(sys.executable).parent / "tcplab")] if a.cmd == "python" else [a.cmd]
+    from tcplab import _front
+    native = a.cmd != "python"
+    cmd = [sys.executable, "-m", "tcplab.cli"] if not native else [a.cmd if a.cmd != "native" else str(_front.native_binary())]
     rows = []
     with tempfile.TemporaryDirectory(prefix="tcplab-mem-") as tmp:
         tmp = Path(tmp)
@@ -96,7 +111,7 @@ def main() -> int:
                 text = dumbbell(n, rate, dur, traced, big_windows=big)
                 path = tmp / "s.toml"
                 path.write_text(text)
-                rows.append(row(name, text, path, tmp / "out", cmd))
+                rows.append(row(name, text, path, tmp / "out", cmd, native=native))
         else:
             for path in sorted(scenarios_root().rglob("*.toml")):
                 rel = str(path.relative_to(scenarios_root()))
@@ -105,7 +120,7 @@ def main() -> int:
                 text = path.read_text()
                 if "[[commands]]" in text or "emulation" in rel or "[[nodes]]" not in text and "[topology]" not in text:
                     continue  # emulation scenarios, sweep and reproduction specs
-                rows.append(row(rel, text, path, tmp / "out", cmd))
+                rows.append(row(rel, text, path, tmp / "out", cmd, native=native))
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     ratios = [r["ratio"] for r in rows if r["exit"] == 0]

@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use tcplab::run::{estimate_memory_text, prepare_with_limits, run_text_with_limits, Limits, RunResult, PYTHON_RUNTIME_BYTES};
+use tcplab::run::{estimate_memory_text_mode, prepare_with_limits, run_text_with_limits, Limits, RunResult, Traces, NATIVE_RUNTIME_BYTES, PYTHON_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
 
 create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario that cannot be run: names the file, line and field.");
@@ -42,24 +42,31 @@ fn emu_err(e: tcplab::emu::EmuError) -> PyErr {
 fn validate(text: &str, file: &str, overrides: Vec<String>, max_memory: Option<u64>) -> PyResult<String> {
     // `[[commands]]` belong to `tcplab emulate`: checked by the emulator's own rules, then the rest.
     let text = &tcplab::emu::check_commands(text, file, &overrides).map_err(emu_err)?;
-    let (sim, text) = prepare_with_limits(text, file, None, &overrides, &Limits { max_memory, runtime_bytes: PYTHON_RUNTIME_BYTES }).map_err(to_py_err)?;
+    let (sim, text) = prepare_with_limits(text, file, None, &overrides, &Limits { max_memory, runtime_bytes: PYTHON_RUNTIME_BYTES, traces: Traces::Held }).map_err(to_py_err)?;
     let _ = sim;
     Ok(text)
 }
 
-/// Estimated peak memory of `tcplab run` of the scenario in this interpreter, in bytes (nothing
-/// is built).
+/// The estimate of a run in this interpreter (traces held in memory), or with `native` of the
+/// native CLI's run (no interpreter, traces streamed to disk).
+fn estimate(text: &str, file: &str, overrides: &[String], native: bool) -> Result<tcplab::run::MemoryEstimate, ScenarioError> {
+    let (runtime, traces) = if native { (NATIVE_RUNTIME_BYTES, Traces::Streamed) } else { (PYTHON_RUNTIME_BYTES, Traces::Held) };
+    estimate_memory_text_mode(text, file, overrides, runtime, traces)
+}
+
+/// Estimated peak memory of `tcplab run` of the scenario in this interpreter (with `native`:
+/// of the native CLI, `tcplab-native run`), in bytes (nothing is built).
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides=Vec::new()))]
-fn estimate_memory(text: &str, file: &str, overrides: Vec<String>) -> PyResult<u64> {
-    estimate_memory_text(text, file, &overrides, PYTHON_RUNTIME_BYTES).map(|e| e.total).map_err(to_py_err)
+#[pyo3(signature = (text, file, overrides=Vec::new(), native=false))]
+fn estimate_memory(text: &str, file: &str, overrides: Vec<String>, native: bool) -> PyResult<u64> {
+    estimate(text, file, &overrides, native).map(|e| e.total).map_err(to_py_err)
 }
 
 /// The estimate's parts: [(field, bytes, what)], largest first.
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides=Vec::new()))]
-fn estimate_memory_parts(text: &str, file: &str, overrides: Vec<String>) -> PyResult<Vec<(String, u64, String)>> {
-    estimate_memory_text(text, file, &overrides, PYTHON_RUNTIME_BYTES).map(|e| e.parts).map_err(to_py_err)
+#[pyo3(signature = (text, file, overrides=Vec::new(), native=false))]
+fn estimate_memory_parts(text: &str, file: &str, overrides: Vec<String>, native: bool) -> PyResult<Vec<(String, u64, String)>> {
+    estimate(text, file, &overrides, native).map(|e| e.parts).map_err(to_py_err)
 }
 
 /// The scenario with its templates (count, defaults, topology) written out, after overrides.
@@ -292,7 +299,7 @@ fn run<'py>(
     max_memory: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut interrupted: Option<PyErr> = None;
-    let limits = Limits { max_memory, runtime_bytes: PYTHON_RUNTIME_BYTES };
+    let limits = Limits { max_memory, runtime_bytes: PYTHON_RUNTIME_BYTES, traces: Traces::Held };
     let result = py.allow_threads(|| {
         run_text_with_limits(&text, &file, seed, &overrides, &limits, |sim| {
             Python::with_gil(|py| {

@@ -36,6 +36,10 @@ pub struct MemoryEstimate {
 /// imports (peak RSS of a one-flow untraced run: 98–100 MB).
 pub const PYTHON_RUNTIME_BYTES: u64 = 96 << 20;
 
+/// The process before the first event under the native CLI (`tcplab-native run`): the binary
+/// alone, no interpreter (peak RSS of a one-flow untraced 1 s run: 5.9–6.1 MB).
+pub const NATIVE_RUNTIME_BYTES: u64 = 6 << 20;
+
 const NODE_BYTES: u64 = 1536; // node, its name and summary entry, its share of the parsed text
 const LINK_BYTES: u64 = 6 << 10; // two directions: queues, pipes, monitors, summary entries, text
 const CONN_BYTES: u64 = 4 << 10; // two endpoints, their stats, summary entry and text
@@ -60,13 +64,48 @@ struct Path {
     rtt: f64,
 }
 
-/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself.
+/// Where a run's trace rows go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Traces {
+    /// Held in memory until the run ends (the Python API's tables, `api.Run.save`).
+    #[default]
+    Held,
+    /// Streamed to disk as the run goes (the native CLI, `tcplab-cli`): the simulation holds the
+    /// rows of one progress slice, the writer one row group per table.
+    Streamed,
+}
+
+/// Rows the native CLI buffers per trace table before writing a row group (`tcplab-cli`'s
+/// `traces::ROW_GROUP_ROWS` is this constant).
+pub const STREAM_ROW_GROUP_ROWS: f64 = 65536.0;
+const STREAM_TCP_BUFFER_ROW_BYTES: f64 = 190.0; // 3 shared names (32 B each) and 11 numbers, column Vecs
+const STREAM_LINK_BUFFER_ROW_BYTES: f64 = 170.0; // 4 shared names and 5 numbers
+const SIM_TCP_ROW_BYTES: f64 = 2.0 * 68.0; // the endpoint's columns, doubled as Vecs grow
+const SIM_LINK_ROW_BYTES: f64 = 2.0 * 31.0; // the link monitor's columns, likewise
+const SIM_INTERVAL_ROW_BYTES: f64 = 2.0 * 96.0; // one IntervalStats, likewise
+
+/// Rows a streamed trace holds at once, of a run that records `rows` in all: one progress slice
+/// in the simulation (1/200 of the run, or PROGRESS_EVENTS events, each adding a row or less),
+/// and a row group in the writer; (rows in the simulation, rows in the writer).
+fn streamed_rows(rows: f64) -> (f64, f64) {
+    let slice = (rows / 200.0).min(crate::sim::PROGRESS_EVENTS as f64);
+    (slice.min(rows), STREAM_ROW_GROUP_ROWS.min(rows))
+}
+
+/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself, its
+/// traces held in memory (the Python API).
 pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
+    estimate_memory_mode(sc, runtime, Traces::Held)
+}
+
+/// Estimate the memory a run of `sc` needs, with `runtime` bytes for the process itself and its
+/// traces held or streamed.
+pub fn estimate_memory_mode(sc: &Scenario, runtime: u64, traces: Traces) -> MemoryEstimate {
     let end_s = sc.run.duration.0.as_secs_f64();
     let mut parts: Vec<(String, u64, String)> = vec![("runtime".into(), runtime, "the process itself".into())];
     let topo = Topology::new(sc);
     let n = sc.nodes.len() as u64;
-    let tables = topo.adj.values().filter(|v| v.len() > 1).count() as u64;
+    let tables = topo.routers() as u64;
     let windows: u64 = sc.tcp.iter().map(|t| window_segments(sc, t) as u64).sum();
 
     // Packets: no more than the queues and pipes hold, nor than the windows put there.
@@ -172,7 +211,14 @@ pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
     if sc.run.trace.tcp {
         let segs: f64 = sent[..tcp_flows].iter().map(|s| s.0).sum();
         let rows = segs * TCP_ROWS_PER_SEGMENT;
-        parts.push(("run.trace.tcp".into(), (rows * TCP_ROW_BYTES as f64) as u64, format!("{rows:.0} TCP trace rows")));
+        parts.push(match traces {
+            Traces::Held => ("run.trace.tcp".into(), (rows * TCP_ROW_BYTES as f64) as u64, format!("{rows:.0} TCP trace rows")),
+            Traces::Streamed => {
+                let (sim, buf) = streamed_rows(rows);
+                let bytes = sim * SIM_TCP_ROW_BYTES + buf * STREAM_TCP_BUFFER_ROW_BYTES;
+                ("run.trace.tcp".into(), bytes as u64, format!("{rows:.0} TCP trace rows streamed to disk, {:.0} at a time", sim + buf))
+            }
+        });
     }
     // Per direction: packets crossing it (data forward, acks on the way back).
     let mut crossing: HashMap<Dir, f64> = HashMap::new();
@@ -190,7 +236,14 @@ pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
     let dirs: Vec<Dir> = (0..sc.links.len()).flat_map(|l| [(l, true), (l, false)]).collect();
     let link_rows: f64 = dirs.iter().filter(|&&d| traced(&sc.run.trace.links, d)).map(|d| crossing.get(d).copied().unwrap_or(0.0)).sum::<f64>() * LINK_ROWS_PER_PACKET;
     if link_rows > 0.0 {
-        parts.push(("run.trace.links".into(), (link_rows * LINK_ROW_BYTES as f64) as u64, format!("{link_rows:.0} link trace rows")));
+        parts.push(match traces {
+            Traces::Held => ("run.trace.links".into(), (link_rows * LINK_ROW_BYTES as f64) as u64, format!("{link_rows:.0} link trace rows")),
+            Traces::Streamed => {
+                let (sim, buf) = streamed_rows(link_rows);
+                let bytes = sim * SIM_LINK_ROW_BYTES + buf * STREAM_LINK_BUFFER_ROW_BYTES;
+                ("run.trace.links".into(), bytes as u64, format!("{link_rows:.0} link trace rows streamed to disk, {:.0} at a time", sim + buf))
+            }
+        });
     }
     let pcap: f64 = dirs.iter().filter(|&&d| traced(&sc.run.trace.pcap, d)).map(|d| crossing.get(d).copied().unwrap_or(0.0)).sum();
     if pcap > 0.0 {
@@ -212,9 +265,15 @@ pub fn estimate_memory_with(sc: &Scenario, runtime: u64) -> MemoryEstimate {
     let interval_s = sc.run.monitor_interval.map_or(0.1, |d| d.0.as_secs_f64()).max(1e-9);
     let intervals = (end_s / interval_s).min(1e12);
     let rows = watched.len() as f64 * intervals;
+    let interval_bytes = match traces {
+        Traces::Held => rows * INTERVAL_ROW_BYTES as f64,
+        // The monitors' own series (96 B a row, doubled as Vecs grow), written at the end a
+        // row group at a time.
+        Traces::Streamed => rows * SIM_INTERVAL_ROW_BYTES + STREAM_ROW_GROUP_ROWS.min(rows) * STREAM_TCP_BUFFER_ROW_BYTES,
+    };
     parts.push((
         "run.monitor_interval".into(),
-        (rows * INTERVAL_ROW_BYTES as f64).min(1e18) as u64,
+        interval_bytes.min(1e18) as u64,
         format!("{intervals:.0} monitor intervals on each of {} link directions", watched.len()),
     ));
     let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.1));
@@ -274,18 +333,41 @@ impl Path {
     }
 }
 
+/// The links as a graph over node numbers, for the flows' paths. A breadth-first search per
+/// flow over a 4,096-flow dumbbell visits the router's 4,096 neighbours each time: with names in
+/// hash maps that was 20 s of a run's start; over numbered nodes with a stamped visited array
+/// (never cleared between searches) it is milliseconds.
 struct Topology<'a> {
-    adj: HashMap<&'a str, Vec<(&'a str, Dir)>>,
+    ids: HashMap<&'a str, usize>,
+    adj: Vec<Vec<(usize, Dir)>>,
+    /// Per node: the search that last reached it, and the node and direction it came from.
+    seen: std::cell::RefCell<(u32, Vec<u32>, Vec<(usize, Dir)>)>,
 }
 
 impl<'a> Topology<'a> {
     fn new(sc: &'a Scenario) -> Self {
-        let mut adj: HashMap<&str, Vec<(&str, Dir)>> = HashMap::new();
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut adj: Vec<Vec<(usize, Dir)>> = Vec::new();
+        let mut id = |name: &'a str, adj: &mut Vec<Vec<(usize, Dir)>>| {
+            let next = ids.len();
+            let i = *ids.entry(name).or_insert(next);
+            if i == adj.len() {
+                adj.push(Vec::new());
+            }
+            i
+        };
         for (i, l) in sc.links.iter().enumerate() {
-            adj.entry(l.a.as_str()).or_default().push((l.b.as_str(), (i, true)));
-            adj.entry(l.b.as_str()).or_default().push((l.a.as_str(), (i, false)));
+            let (a, b) = (id(l.a.as_str(), &mut adj), id(l.b.as_str(), &mut adj));
+            adj[a].push((b, (i, true)));
+            adj[b].push((a, (i, false)));
         }
-        Topology { adj }
+        let n = adj.len();
+        Topology { ids, adj, seen: std::cell::RefCell::new((0, vec![0; n], vec![(0, (0, false)); n])) }
+    }
+
+    /// Nodes with more than one link (they hold a routing table).
+    fn routers(&self) -> usize {
+        self.adj.iter().filter(|v| v.len() > 1).count()
     }
 
     /// Rate (bits/s) and delay (s) of one direction, overrides applied.
@@ -305,24 +387,32 @@ impl<'a> Topology<'a> {
 
     /// A fewest-hops path from `from` to `to` (as routing picks paths), or None.
     fn path(&self, sc: &Scenario, from: &str, to: &str) -> Option<Path> {
-        let mut prev: HashMap<&str, Option<(&str, Dir)>> = HashMap::from([(from, None)]);
-        let mut queue = VecDeque::from([from]);
+        let (&src, &dst) = (self.ids.get(from)?, self.ids.get(to)?);
+        let mut seen = self.seen.borrow_mut();
+        let (stamp, visited, prev) = &mut *seen;
+        *stamp += 1;
+        visited[src] = *stamp;
+        let mut queue = VecDeque::from([src]);
         while let Some(n) = queue.pop_front() {
-            if n == to {
+            if n == dst {
                 break;
             }
-            for &(m, d) in self.adj.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
-                if !prev.contains_key(m) {
-                    prev.insert(m, Some((n, d)));
+            for &(m, d) in &self.adj[n] {
+                if visited[m] != *stamp {
+                    visited[m] = *stamp;
+                    prev[m] = (n, d);
                     queue.push_back(m);
                 }
             }
         }
-        prev.get(to)?;
+        if visited[dst] != *stamp {
+            return None;
+        }
         let mut fwd = Vec::new();
-        let mut at = to;
-        while let Some(Some((p, d))) = prev.get(at) {
-            fwd.push(*d);
+        let mut at = dst;
+        while at != src {
+            let (p, d) = prev[at];
+            fwd.push(d);
             at = p;
         }
         fwd.reverse();

@@ -55,9 +55,12 @@ pub struct Limits {
     /// The process's own memory before the run (an interpreter and its libraries), counted in
     /// the estimate: [`PYTHON_RUNTIME_BYTES`] under Python, 0 for the library alone.
     pub runtime_bytes: u64,
+    /// Where the trace rows go: held in memory (the Python API) or streamed to disk (the
+    /// native CLI); the estimate counts what each holds.
+    pub traces: Traces,
 }
 
-pub use crate::memory::{estimate_memory_with, MemoryEstimate, PYTHON_RUNTIME_BYTES};
+pub use crate::memory::{estimate_memory_mode, estimate_memory_with, MemoryEstimate, Traces, NATIVE_RUNTIME_BYTES, PYTHON_RUNTIME_BYTES, STREAM_ROW_GROUP_ROWS};
 
 /// Estimate the memory a run of `sc` needs in this process (no interpreter counted).
 pub fn estimate_memory(sc: &crate::scenario::Scenario) -> MemoryEstimate {
@@ -78,7 +81,7 @@ pub fn fmt_bytes(b: u64) -> String {
 /// estimate's breakdown and what would make the run cheaper.
 pub fn check_limits(sc: &crate::scenario::Scenario, text: &str, file: &str, limits: &Limits) -> Result<(), ScenarioError> {
     let Some(max) = limits.max_memory else { return Ok(()) };
-    let est = estimate_memory_with(sc, limits.runtime_bytes);
+    let est = estimate_memory_mode(sc, limits.runtime_bytes, limits.traces);
     if est.total <= max {
         return Ok(());
     }
@@ -91,6 +94,9 @@ pub fn check_limits(sc: &crate::scenario::Scenario, text: &str, file: &str, limi
         "run.monitor_interval" => "lengthen run.monitor_interval, watch fewer links (run.monitor_links) or shorten run.duration",
         _ => "run fewer flows or nodes",
     };
+    // Held traces (the Python API) are what the native `tcplab run` streams to disk instead.
+    let streams = limits.traces == Traces::Held && matches!(field.as_str(), "run.trace.links" | "run.trace.tcp");
+    let cheaper = if streams { format!("{cheaper}, or run it with the `tcplab run` command, which streams traces to disk") } else { cheaper.to_string() };
     Err(ScenarioError {
         file: file.to_string(),
         line: crate::scenario::locate(text, &field),
@@ -107,8 +113,13 @@ pub fn check_limits(sc: &crate::scenario::Scenario, text: &str, file: &str, limi
 /// The memory estimate of a scenario text (after overrides), in bytes, with `runtime_bytes` for
 /// the process itself.
 pub fn estimate_memory_text(text: &str, file: &str, overrides: &[String], runtime_bytes: u64) -> Result<MemoryEstimate, ScenarioError> {
+    estimate_memory_text_mode(text, file, overrides, runtime_bytes, Traces::Held)
+}
+
+/// [`estimate_memory_text`] with the traces held or streamed.
+pub fn estimate_memory_text_mode(text: &str, file: &str, overrides: &[String], runtime_bytes: u64, traces: Traces) -> Result<MemoryEstimate, ScenarioError> {
     let (sc, _, _) = load_text(text, file, overrides)?;
-    Ok(estimate_memory_with(&sc, runtime_bytes))
+    Ok(estimate_memory_mode(&sc, runtime_bytes, traces))
 }
 
 /// [`prepare`] with the memory estimate checked before anything is built.

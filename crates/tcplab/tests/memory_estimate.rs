@@ -48,7 +48,7 @@ fn memory_estimate_refuses_huge_runs_before_building() {
     let text = scenario("", "b", "", traffic);
     let est = estimate_memory_text(&text, "rel.toml", &[], 0).unwrap().total;
     assert!(est > 1 << 30, "a million connections estimated at only {est} bytes");
-    let e = match prepare_with_limits(&text, "rel.toml", None, &[], &Limits { max_memory: Some(512 << 20), runtime_bytes: 0 }) {
+    let e = match prepare_with_limits(&text, "rel.toml", None, &[], &Limits { max_memory: Some(512 << 20), runtime_bytes: 0, ..Default::default() }) {
         Ok(_) => panic!("a million senders fit in 512 MB?"),
         Err(e) => e,
     };
@@ -63,7 +63,7 @@ fn memory_estimate_refuses_huge_runs_before_building() {
     for i in 0..20_000 {
         flows.push_str(&format!("[[tcp]]\nname = \"t{i}\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"reno\"\nbytes = \"1MB\"\n"));
     }
-    let e = match prepare_with_limits(&scenario("", "b", "", &flows), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20), runtime_bytes: 0 }) {
+    let e = match prepare_with_limits(&scenario("", "b", "", &flows), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20), runtime_bytes: 0, ..Default::default() }) {
         Ok(_) => panic!("20,000 flows fit in 64 MB?"),
         Err(e) => e,
     };
@@ -71,6 +71,6 @@ fn memory_estimate_refuses_huge_runs_before_building() {
     // A small scenario is estimated small and passes.
     let small = estimate_memory_text(&scenario("", "b", "", TCP), "rel.toml", &[], 0).unwrap().total;
     assert!(small < 64 << 20, "{small}");
-    prepare_with_limits(&scenario("", "b", "", TCP), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20), runtime_bytes: 0 }).unwrap();
+    prepare_with_limits(&scenario("", "b", "", TCP), "rel.toml", None, &[], &Limits { max_memory: Some(64 << 20), runtime_bytes: 0, ..Default::default() }).unwrap();
 }
 

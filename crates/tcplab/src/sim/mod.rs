@@ -211,6 +211,13 @@ impl Simulation {
     /// (1/200 of the run). `progress` returns false to abandon the run (e.g. on Ctrl-C); the
     /// return value tells whether the run completed.
     pub fn run_with_progress(&mut self, mut progress: impl FnMut(&Simulation) -> bool) -> bool {
+        self.run_with_progress_mut(|sim| progress(sim))
+    }
+
+    /// [`Simulation::run_with_progress`] with the simulation lent mutably between slices, so
+    /// that a caller can take the trace rows recorded so far (the native CLI streams them to
+    /// disk, issue 28).
+    pub fn run_with_progress_mut(&mut self, mut progress: impl FnMut(&mut Simulation) -> bool) -> bool {
         let slice = (self.end.0 / 200).max(1_000_000);
         // The slice boundary advances on its own: the clock only moves to event times, and a
         // quiet stretch longer than a slice must not stall the loop.

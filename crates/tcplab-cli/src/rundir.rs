@@ -1,0 +1,213 @@
+//! The run directory, written as `tcplab.api.Run.save` writes it: every file into a hidden
+//! temporary directory beside OUT (`.NAME.tmp-*`), sealed with COMPLETE.json (each file's name,
+//! size and SHA-256, as `tcplab.rundir.seal`), then swapped for OUT in one rename. Until then a
+//! previous run directory at OUT stays as it was; a failed or interrupted run removes its
+//! temporary directory.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use tcplab::sim::Simulation;
+use tcplab::summary::Summary;
+
+use crate::{os_failure, Failure};
+
+/// Files a run directory may hold that tcplab wrote (`tcplab.api._RUN_FILES`).
+const RUN_FILES: [&str; 9] = [
+    "summary.json", "scenario.toml", "trace_tcp.parquet", "trace_cam.parquet", "trace_link.parquet", "queue_intervals.parquet",
+    "COMPLETE.json", "report.html", "plots",
+];
+
+/// OUT may be created, or replaced if it is a run directory tcplab made (`tcplab.api._check_replaceable`).
+pub fn check_replaceable(out: &Path) -> Result<(), Failure> {
+    let Ok(meta) = fs::symlink_metadata(out) else { return Ok(()) };
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(Failure::error(format!(
+            "{}: exists and is not a directory; refusing to replace it with a run directory",
+            out.display()
+        )));
+    }
+    let entries = fs::read_dir(out).map_err(|e| os_failure(out, &e))?;
+    let names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !(n.starts_with("pcap_") && n.ends_with(".pcap")))
+        .collect();
+    let all_run_files = names.iter().all(|n| RUN_FILES.contains(&n.as_str()));
+    if !names.is_empty() && !names.iter().any(|n| n == "COMPLETE.json") && !all_run_files {
+        return Err(Failure::error(format!(
+            "{}: exists and is not a tcplab run directory ({} other entries); refusing to replace it (choose another --out or remove it)",
+            out.display(),
+            names.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The temporary directory a run is written into; removed on drop unless it became OUT.
+pub struct Staging {
+    out: PathBuf,
+    parent: PathBuf,
+    dir: Option<PathBuf>,
+}
+
+impl Staging {
+    pub fn new(out: &Path) -> Result<Staging, Failure> {
+        let abs = std::path::absolute(out).map_err(|e| os_failure(out, &e))?;
+        let parent = abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+        fs::create_dir_all(&parent).map_err(|e| os_failure(&parent, &e))?;
+        let name = out.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let dir = make_temp_dir(&parent, &format!(".{name}.tmp-"))?;
+        Ok(Staging { out: out.to_path_buf(), parent, dir: Some(dir) })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.as_deref().expect("staging directory")
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if let Some(d) = self.dir.take() {
+            let _ = fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// `tempfile.mkdtemp(prefix, dir)`: a new directory, mode 0700, with a random suffix.
+fn make_temp_dir(parent: &Path, prefix: &str) -> Result<PathBuf, Failure> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut seed = std::process::id() as u64 ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    for _ in 0..100 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let suffix: String = (0..8).map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789_"[((seed >> (i * 7)) % 37) as usize] as char).collect();
+        let p = parent.join(format!("{prefix}{suffix}"));
+        match fs::DirBuilder::new().mode(0o700).create(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(os_failure(parent, &e)),
+        }
+    }
+    Err(Failure::error(format!("{}: cannot make a temporary directory", parent.display())))
+}
+
+/// `pcap_<from>-<to>.pcap` for link direction "<from>-><to>" (`tcplab.api.pcap_file_name`).
+pub fn pcap_file_name(link: &str) -> String {
+    let (a, b) = link.split_once("->").unwrap_or((link, ""));
+    let clean = |s: &str| s.chars().map(|c| if c.is_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect::<String>();
+    format!("pcap_{}-{}.pcap", clean(a), clean(b))
+}
+
+/// A JSON string as Python's `json.dumps` writes it (ASCII only).
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// COMPLETE.json (`tcplab.rundir.seal`): each file flushed to disk, then listed with its size
+/// and SHA-256; the marker written and flushed last.
+fn seal(dir: &Path, names: &[String]) -> std::io::Result<()> {
+    let mut entries = Vec::new();
+    for name in names {
+        let p = dir.join(name);
+        let f = fs::File::open(&p)?;
+        f.sync_all()?;
+        let mut h = Sha256::new();
+        let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+        let size = std::io::copy(&mut r, &mut h)?;
+        let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        entries.push(format!("  {{\n   \"name\": {},\n   \"bytes\": {size},\n   \"sha256\": \"{digest}\"\n  }}", json_str(name)));
+    }
+    let text = format!("{{\n \"tcplab_version\": {},\n \"files\": [\n{}\n ]\n}}\n", json_str(tcplab::VERSION), entries.join(",\n"));
+    let mut f = fs::File::create(dir.join("COMPLETE.json"))?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
+}
+
+fn umask() -> u32 {
+    // SAFETY: umask is set and restored at once (single-threaded at this point).
+    unsafe {
+        let m = libc::umask(0);
+        libc::umask(m);
+        m as u32
+    }
+}
+
+/// Atomically swap two directory entries (renameat2 RENAME_EXCHANGE); false where unsupported.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let ca = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let cb = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two valid C strings; the call only renames.
+    let r = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOSYS) | Some(libc::EINVAL) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Finish the run directory: summary.json, scenario.toml, the trace files (already streamed
+/// into the staging directory), the pcaps, COMPLETE.json; then OUT is replaced in one rename.
+pub fn save(mut staging: Staging, summary: &Summary, text: &str, trace_files: Vec<&'static str>, sim: &mut Simulation) -> Result<(), Failure> {
+    let out = staging.out.clone();
+    let tmp = staging.path().to_path_buf();
+    let io = |name: &str, e: std::io::Error| os_failure(&out.join(name), &e);
+    fs::File::create(tmp.join("summary.json")).and_then(|f| summary.write_json(f)).map_err(|e| io("summary.json", e))?;
+    fs::write(tmp.join("scenario.toml"), text).map_err(|e| io("scenario.toml", e))?;
+    let mut names: Vec<String> = vec!["summary.json".into(), "scenario.toml".into()];
+    names.extend(trace_files.iter().map(|s| s.to_string()));
+    let mut pcaps: Vec<(String, Vec<u8>)> = sim.links.iter_mut().filter_map(|l| l.monitor.pcap.take().map(|c| (l.name.clone(), c.pcap.bytes))).collect();
+    pcaps.sort_by(|a, b| a.0.cmp(&b.0));
+    for (link, bytes) in pcaps {
+        let fname = pcap_file_name(&link);
+        fs::write(tmp.join(&fname), bytes).map_err(|e| io(&fname, e))?;
+        names.push(fname);
+    }
+    seal(&tmp, &names).map_err(|e| io("COMPLETE.json", e))?;
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755 & !umask())).map_err(|e| io("", e))?;
+    if fs::symlink_metadata(&out).is_ok() {
+        check_replaceable(&out)?;
+        if exchange(&tmp, &out).map_err(|e| os_failure(&out, &e))? {
+            // `tmp` now names the previous run directory: the drop removes it.
+        } else {
+            let old = make_temp_dir(&staging.parent, &format!(".{}.old-", out.file_name().unwrap_or_default().to_string_lossy()))?;
+            fs::rename(&out, old.join(out.file_name().unwrap_or_default())).map_err(|e| os_failure(&out, &e))?;
+            fs::rename(&tmp, &out).map_err(|e| os_failure(&out, &e))?;
+            staging.dir = Some(old);
+        }
+    } else {
+        fs::rename(&tmp, &out).map_err(|e| os_failure(&out, &e))?;
+        staging.dir = None;
+    }
+    if let Ok(d) = fs::File::open(&staging.parent) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}

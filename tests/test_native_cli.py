@@ -1,0 +1,192 @@
+"""The native run path (crates/tcplab-cli, issue 28) and the Python CLI are one CLI.
+
+`tcplab run` and `tcplab validate` reach the native binary through the console script
+(`tcplab._front`); `python -m tcplab.cli` is the Python path. These tests hold the two alike:
+the same flags (so the definitions cannot drift apart), the same summary.json and printed table,
+trace Parquet files that `tcplab.rundir` reads to the same tables, the same COMPLETE.json layout,
+the same error messages, and argparse answering whatever the native binary does not take.
+`make setup` builds the binary; its absence is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tcplab import _front
+from tcplab.cli import build_parser
+from tcplab.rundir import RunData, verify
+
+ROOT = Path(__file__).resolve().parents[1]
+VEGAS = ROOT / "scenarios" / "examples" / "vegas-late-starter.toml"
+NATIVE = _front.native_binary()
+
+
+def native(*args, **kw) -> subprocess.CompletedProcess:
+    assert NATIVE, "python/tcplab/_bin/tcplab-native is missing: `make setup` builds it"
+    env = dict(os.environ, TCPLAB_PYTHON=sys.executable)
+    return subprocess.run([NATIVE, *map(str, args)], capture_output=True, text=True, timeout=120, env=env, **kw)
+
+
+def python_cli(*args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tcplab.cli", *map(str, args)], capture_output=True, text=True, timeout=120, **kw)
+
+
+def argparse_flags(command: str) -> set[tuple]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    flags = set()
+    for a in sub.choices[command]._actions:
+        if isinstance(a, argparse._HelpAction):
+            continue
+        name = next((o for o in a.option_strings if o.startswith("--")), a.dest)
+        flags.add((command, name, a.nargs != 0, isinstance(a, argparse._AppendAction)))
+    return flags
+
+
+def test_same_flags_as_the_python_cli():
+    p = native("__flags")
+    assert p.returncode == 0, p.stderr
+    rows = {tuple(json.loads(line)) for line in p.stdout.splitlines()}
+    for command in _front.NATIVE_COMMANDS:
+        ours = {r for r in rows if r[0] == command}
+        assert ours == argparse_flags(command), command
+    assert {r[0] for r in rows} == set(_front.NATIVE_COMMANDS)
+
+
+def without_wall(s: dict) -> dict:
+    return {k: v for k, v in s.items() if k != "wall_s"}
+
+
+def table_without_wall(text: str) -> str:
+    return re.sub(r"in [0-9.]+ s wall, (\d+) events \([0-9.a-z]+ M events/s\)", r"\1 events", text)
+
+
+def test_native_and_python_write_the_same_run(tmp_path):
+    args = [VEGAS, "--seed", "3", "--set", "run.duration=8s"]
+    a = native("run", *args, "--out", tmp_path / "native")
+    b = python_cli("run", *args, "--out", tmp_path / "python")
+    assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
+    assert a.stderr == b.stderr == ""
+    assert table_without_wall(a.stdout).replace(str(tmp_path / "native"), "OUT") == \
+        table_without_wall(b.stdout).replace(str(tmp_path / "python"), "OUT")
+    na, py = tmp_path / "native", tmp_path / "python"
+    sa, sb = json.loads((na / "summary.json").read_text()), json.loads((py / "summary.json").read_text())
+    assert without_wall(sa) == without_wall(sb)
+    # summary.json is the same text but for wall_s; scenario.toml is the same bytes
+    wall = re.compile(r'"wall_s": [^,]+,')
+    assert wall.sub("", (na / "summary.json").read_text()) == wall.sub("", (py / "summary.json").read_text())
+    assert (na / "scenario.toml").read_bytes() == (py / "scenario.toml").read_bytes()
+    # the same files, sealed alike (COMPLETE.json's layout: names in the same order)
+    ma, mb = verify(na), verify(py)
+    assert [f["name"] for f in ma["files"]] == [f["name"] for f in mb["files"]]
+    assert {"trace_tcp.parquet", "trace_cam.parquet", "trace_link.parquet", "queue_intervals.parquet"} <= {f["name"] for f in ma["files"]}
+    assert re.sub(r'"(bytes|sha256)": [^\n]+', "", (na / "COMPLETE.json").read_text()) == \
+        re.sub(r'"(bytes|sha256)": [^\n]+', "", (py / "COMPLETE.json").read_text())
+    # the trace tables read back equal: same columns and types; rows in the same order within
+    # a connection (side) / link direction (the native path streams them slice by slice)
+    ra, rb = RunData.load(na), RunData.load(py)
+    for name, key in (("trace_tcp", ["conn", "side"]), ("trace_cam", ["conn"]), ("trace_link", ["link"]),
+                      ("queue_intervals", ["link"])):
+        fa, fb = pl.read_parquet(na / f"{name}.parquet"), pl.read_parquet(py / f"{name}.parquet")
+        assert fa.columns == fb.columns, name
+        assert fa.height == fb.height > 0, name
+        for c in fa.columns:
+            assert fa[c].dtype == fb[c].dtype or fb[c].dtype == pl.Null, (name, c)
+        assert fa.sort(key, maintain_order=True).equals(fb.sort(key, maintain_order=True)), name
+    conn = sa["flows"][0]["name"]
+    assert ra.trace(conn).equals(rb.trace(conn))
+    assert ra.queue().equals(rb.queue())
+    assert ra.flows.equals(rb.flows)
+
+
+def test_json_output_is_the_summary(tmp_path):
+    a = native("run", VEGAS, "--set", "run.duration=2s", "--json", "--out", tmp_path / "a")
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == (tmp_path / "a" / "summary.json").read_text()
+
+
+@pytest.mark.parametrize("case", ["missing", "directory", "bad-field", "bad-set", "memory", "not-a-run-dir", "bad-utf8"])
+def test_same_errors(case, tmp_path):
+    out = tmp_path / "out"
+    args: list = ["run", VEGAS, "--out", out]
+    if case == "missing":
+        args = ["run", tmp_path / "nope.toml"]
+    elif case == "directory":
+        args = ["run", tmp_path]
+    elif case == "bad-field":
+        bad = tmp_path / "bad.toml"
+        bad.write_text(VEGAS.read_text().replace('duration = "', 'duration = "x', 1))
+        args = ["run", bad, "--out", out]
+    elif case == "bad-set":
+        args += ["--set", "links[0].rate=fast"]
+    elif case == "memory":
+        args += ["--max-memory", "1MB"]
+    elif case == "not-a-run-dir":
+        out.mkdir()
+        (out / "precious.txt").write_text("keep")
+    elif case == "bad-utf8":
+        bad = tmp_path / "bad.toml"
+        bad.write_bytes(b"name = 'x'\n\xff\n")
+        args = ["run", bad, "--out", out]
+    a, b = native(*args), python_cli(*args)
+    assert a.returncode == b.returncode == 2, (a.stderr, b.stderr)
+    if case == "memory":  # the native process's estimate is its own (no interpreter, streamed traces)
+        assert a.stderr.startswith(f"error: {VEGAS}:") and "more than --max-memory 1 MB" in a.stderr
+        assert "to make it cheaper" in a.stderr and "raise --max-memory" in a.stderr
+    else:
+        assert a.stderr == b.stderr and a.stderr.strip()
+    assert a.stdout == b.stdout == ""
+    if case == "not-a-run-dir":
+        assert (out / "precious.txt").read_text() == "keep"
+    else:
+        assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left behind
+
+
+def test_validate_alike(tmp_path):
+    a, b = native("validate", VEGAS), python_cli("validate", VEGAS)
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout == f"{VEGAS}: ok\n"
+    a, b = native("validate", VEGAS, "--set", "run.duration=-1s"), python_cli("validate", VEGAS, "--set", "run.duration=-1s")
+    assert a.returncode == b.returncode == 2 and a.stderr == b.stderr and "run.duration" in a.stderr
+
+
+@pytest.mark.parametrize("args", [["run", "--help"], ["run", "x.toml", "--seed", "010"], ["run", "x.toml", "--max-mem", "4GB"],
+                                  ["run", "x.toml", "--timeout", "0"], ["validate"], ["schema"]])
+def test_argparse_answers_what_native_does_not_take(args):
+    a, b = native(*args), python_cli(*args)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
+def test_rerun_replaces_the_run_directory(tmp_path):
+    out = tmp_path / "r"
+    for seed in (1, 2):
+        p = native("run", VEGAS, "--set", "run.duration=1s", "--seed", seed, "--out", out)
+        assert p.returncode == 0, p.stderr
+        assert json.loads((out / "summary.json").read_text())["seed"] == seed
+        verify(out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+def test_console_script_takes_the_native_path(tmp_path):
+    """`tcplab run` through the console script execs the binary: no polars in the process (the
+    binary is the process, so /proc/PID/exe is it while it runs; here: the run's result is the
+    native one, marked by the Parquet writer's name)."""
+    exe = Path(sys.executable).parent / "tcplab"
+    p = subprocess.run([exe, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "r"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    import pyarrow.parquet as pq
+    assert pq.ParquetFile(tmp_path / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    q = subprocess.run([exe, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "p"], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, TCPLAB_NATIVE="0"))
+    assert q.returncode == 0, q.stderr
+    assert not pq.ParquetFile(tmp_path / "p" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
