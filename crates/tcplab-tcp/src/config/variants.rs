@@ -52,6 +52,11 @@
 //! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
 //!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
 //!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
+//! * `bbr3` — [`crate::cc::Bbr3Cc`], BBR v3 as Google published it (loss and ECN bounds,
+//!   PROBE_BW sub-states DOWN/CRUISE/REFILL/UP, PROBE_RTT every 5 s), over RACK-TLP
+//!   ([`crate::recovery::RackRecovery`], no PRR: BBR sets cwnd itself), with `bbr`'s host setup.
+//!   Parameters `probe_rtt_interval_ms` (5000), `probe_rtt_ms` (200), `loss_thresh` (0.02),
+//!   `beta` (0.3).
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -61,7 +66,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{BbrParams, CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
+use crate::cc::{Bbr3Params, BbrParams, CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -193,6 +198,8 @@ pub const VARIANTS: &[VariantEntry] = &[
     VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + RACK-TLP (RFC 8985) + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
     VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
     VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RFC 6675 recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: bbr_linux },
+    // Google's BBR v3 runs over Linux's RACK-TLP; PRR is off (BBR owns cwnd, Linux skips PRR for CCs with cong_control).
+    VariantEntry { name: "bbr3", description: "BBR v3 (Google's v3): loss/ECN bounds inflight_hi/inflight_lo, PROBE_BW DOWN/CRUISE/REFILL/UP, PROBE_RTT every 5 s; RACK-TLP recovery", cc: CcKind::Bbr3(Bbr3Params::DEFAULT), recovery: RecoveryKind::Rack, timer: FINE_LINUX, setup: bbr_linux },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -356,7 +363,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague", "bbr",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague", "bbr", "bbr3",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

@@ -42,6 +42,7 @@
 
 pub mod filters;
 pub mod rate;
+pub mod v3;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +51,7 @@ use crate::trace::CamTrace;
 use crate::{Nanos, MS, SEC};
 use filters::{MinRttFilter, WindowedMax};
 use rate::{DeliveryRate, RateSample};
+pub use v3::{Bbr3Cc, Bbr3Params};
 
 /// Fixed-point unit of the gains (Linux `BBR_UNIT` = 1 << 8).
 pub const UNIT: u64 = 256;
@@ -592,6 +594,10 @@ impl CongestionControl for BbrCc {
         } else if self.packet_conservation {
             w.cwnd = w.cwnd.max(conserve);
         }
+    }
+
+    fn on_sacked(&mut self, now: Nanos, start: u64, end: u64) {
+        self.rate.on_sacked(now, start, end);
     }
 
     fn on_app_limited(&mut self) {
