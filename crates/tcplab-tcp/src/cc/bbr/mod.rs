@@ -22,8 +22,9 @@
 //!
 //! Deliberate deviations from Linux:
 //! * no long-term bandwidth (policer) estimate (`lt_bw`): `bbr_bw` is always the max filter;
-//! * the delivery-rate estimator counts cumulatively ACKed bytes only (see [`rate`]); samples carry
-//!   no loss count, so `cwnd −= losses` is skipped and the 5/4 phase ends on a loss when the
+//! * the delivery-rate estimator takes samples on ACKs that advance snd_una only (SACKed bytes
+//!   count as delivered when SACKed, see [`rate`]); samples carry no loss count for v1, so
+//!   `cwnd −= losses` is skipped and the 5/4 phase ends on a loss when the
 //!   endpoint has entered recovery or timed out since the phase began;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;

@@ -4,11 +4,14 @@
 //! `(delivered − P.delivered) / max(send interval, ACK interval)` over the most recently sent of
 //! the segments this ACK delivers (draft §3.3; "max" so ACK compression cannot inflate it).
 //!
-//! Bytes, not packets. Deliberate deviations:
-//! * delivery is counted on cumulative ACKs only (SACKed bytes are counted when the cumulative
-//!   ACK covers them; Linux counts them on the SACK). A recovery episode therefore delivers its
-//!   bytes in one sample at its end, whose interval covers the whole episode (so the sample is
-//!   not inflated, only late);
+//! Bytes, not packets. SACKed segments count as delivered when a SACK block first reports them
+//! ([`DeliveryRate::on_sacked`], as Linux `tcp_rate_skb_delivered`), cumulatively ACKed ones on
+//! the ACK. (Counting SACKed data only when the cumulative ACK covered it inflated the sample
+//! that ended each recovery: the bytes received during the whole episode landed on a
+//! retransmission stamped one round earlier — BBR's bandwidth estimate reached 2–3× the
+//! bottleneck after a few recoveries.) Deliberate deviations:
+//! * samples are taken on ACKs that advance snd_una only (a SACK-only ACK adds its deliveries to
+//!   the next sample, whose segment is the most recently sent of all delivered since the last);
 //! * a sample whose interval is shorter than the minimum RTT is discarded, as Linux does
 //!   (`interval_us < tcp_min_rtt(tp)`); the minimum RTT is the caller's;
 //! * app-limited marking (draft §3.4) happens when the endpoint reports that it had less than
@@ -173,6 +176,8 @@ impl DeliveryRate {
             self.delivered_time = now;
             if self.sacked_newest.is_none_or(|n| r.sent_time >= n.sent_time) {
                 self.sacked_newest = Some(r);
+                // Later sends measure their send interval from here (Linux `first_tx_mstamp`).
+                self.first_sent_time = self.first_sent_time.max(r.sent_time);
             }
         }
     }
@@ -281,6 +286,27 @@ mod tests {
         let s2 = d.on_ack(21 * MS, 2000, 1000, None).unwrap();
         assert!(s2.app_limited, "sent after the mark");
         assert!(!d.is_app_limited(), "the phase ends once the marked bytes are delivered");
+    }
+
+    #[test]
+    fn sacked_data_is_delivered_when_sacked_so_the_sample_ending_a_recovery_is_not_inflated() {
+        // 20 segments, 1 ms apart, from t = 0; segment 0 is lost. Segments 1..20 arrive and are
+        // SACKed 50 ms after they left (t = 51..69 ms); the retransmission of 0 leaves at 70 ms
+        // and its ACK at 120 ms covers everything.
+        let mut d = DeliveryRate::default();
+        for k in 0..20u64 {
+            d.on_send(k * MS, k * 1000, 1000);
+        }
+        for k in 1..20u64 {
+            d.on_sacked((50 + k) * MS, 1000, (k + 1) * 1000);
+        }
+        assert_eq!(d.delivered, 19_000, "SACKed bytes counted when SACKed, once");
+        d.on_send(70 * MS, 0, 1000);
+        let s = d.on_ack(120 * MS, 20_000, 20_000, Some(40 * MS)).unwrap();
+        assert_eq!(d.delivered, 20_000, "the cumulative ACK adds only the retransmission");
+        // The retransmission (sent last) carries the sample: 1000 bytes over 120 − 69 ms.
+        assert_eq!((s.delivered, s.interval), (1000, 51 * MS));
+        assert!(s.rate() < 1_000_000 / 19, "not the 20 000 bytes of the episode: {}", s.rate());
     }
 
     #[test]

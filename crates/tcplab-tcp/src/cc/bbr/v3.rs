@@ -515,3 +515,5 @@ impl Bbr3Cc {
 }
 
 mod control;
+#[cfg(test)]
+mod tests;

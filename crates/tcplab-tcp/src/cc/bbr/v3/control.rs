@@ -180,7 +180,7 @@ impl Bbr3Cc {
     }
 
     /// `bbr_adapt_upper_bounds` then `bbr_update_cycle_phase`.
-    fn update_cycle_phase(&mut self, now: Nanos, rs: &RateSample, acked: u64, cwnd_limited: bool, w: &CcWindow) {
+    pub(super) fn update_cycle_phase(&mut self, now: Nanos, rs: &RateSample, acked: u64, cwnd_limited: bool, w: &CcWindow) {
         if !self.full_bw_reached {
             return;
         }
