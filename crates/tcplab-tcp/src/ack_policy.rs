@@ -46,11 +46,21 @@ pub struct AckState {
     pub delack_deadline: Option<Nanos>,
     lbl_bytes: u64,
     lbl_last_arrival: Option<Nanos>,
+    /// Linux quick-ACK: the configured maximum (0 = off) and, from the first data segment on,
+    /// the immediate ACKs left.
+    quickack_max: u32,
+    quick_left: Option<u32>,
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> AckState {
-        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None }
+        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None, quickack_max: 0, quick_left: None }
+    }
+
+    /// Linux's quick-ACK mode at connection start with at most `max` immediate ACKs (0 = off).
+    pub fn with_quickack(mut self, max: u32) -> AckState {
+        self.quickack_max = max;
+        self
     }
 
     /// A data segment (or FIN-bearing segment) arrived.
@@ -78,6 +88,16 @@ impl AckState {
             (AckPolicy::EveryPacket, _) => self.ack_now = true,
             (_, Arrival::InOrder { len }) => {
                 self.unacked_bytes += len as u64;
+                if self.quickack_max > 0 {
+                    // Linux `tcp_incr_quickack` at the first data: rcv_wnd / (2·rcv_mss), at
+                    // least 2, at most the maximum; each in-order segment then uses one up.
+                    let left = self.quick_left.get_or_insert(((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max));
+                    if *left > 0 {
+                        *left -= 1;
+                        self.ack_now = true;
+                        return;
+                    }
+                }
                 if self.unacked_bytes >= threshold {
                     self.ack_now = true;
                 } else {
@@ -138,6 +158,36 @@ impl AckState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quickack_acks_the_first_segments_at_once_then_delays() {
+        // 1000-byte segments, threshold 2000, recv buffer 10 000: rcv_wnd / (2·MSS) = 5 quick ACKs.
+        let mut a = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        let mut immediate = Vec::new();
+        for k in 0..8u64 {
+            a.on_data(k, Arrival::InOrder { len: 1000 }, 1000, 2000, 10_000, None, Some(40));
+            immediate.push(a.ack_now);
+            if a.ack_now {
+                a.on_ack_sent();
+            }
+        }
+        // Five immediate, then BSD's every-second-segment rule.
+        assert_eq!(immediate, [true, true, true, true, true, false, true, false]);
+        // The cap: a large buffer gives 16; off gives none.
+        let mut big = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        let mut n = 0;
+        for k in 0..40 {
+            big.on_data(k, Arrival::InOrder { len: 1000 }, 1000, 2000, 1 << 20, None, Some(40));
+            if big.ack_now && big.unacked_bytes < 2000 {
+                n += 1;
+            }
+            big.on_ack_sent();
+        }
+        assert_eq!(n, 16);
+        let mut off = AckState::new(AckPolicy::BsdDelayed);
+        off.on_data(0, Arrival::InOrder { len: 1000 }, 1000, 2000, 10_000, None, Some(40));
+        assert!(!off.ack_now && off.delack_deadline == Some(40));
+    }
     use crate::MS;
 
     /// LBL receiver with a 1000-byte receive buffer: the first 2000 bytes (two receive windows)

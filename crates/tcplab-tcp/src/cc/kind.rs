@@ -5,7 +5,7 @@
 use super::cubic::CubicParams;
 use super::dctcp::DctcpParams;
 use super::prague::PragueParams;
-use super::bbr::BbrParams;
+use super::bbr::{Bbr3Params, BbrParams};
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -34,6 +34,8 @@ pub enum CcKind {
     Prague(PragueParams),
     /// BBR v1 as Linux tcp_bbr.c, see [`crate::cc::BbrCc`].
     Bbr(BbrParams),
+    /// BBR v3 (Google's published v3), see [`crate::cc::Bbr3Cc`].
+    Bbr3(Bbr3Params),
 }
 
 impl CcKind {
@@ -52,6 +54,7 @@ impl CcKind {
             CcKind::Dctcp(p) => p.build(),
             CcKind::Prague(p) => p.build(),
             CcKind::Bbr(p) => p.build(seed),
+            CcKind::Bbr3(p) => p.build(seed),
         }
     }
 
@@ -66,6 +69,7 @@ impl CcKind {
             CcKind::Dctcp(_) => "dctcp",
             CcKind::Prague(_) => "prague",
             CcKind::Bbr(_) => "bbr",
+            CcKind::Bbr3(_) => "bbr3",
         }
     }
 
@@ -85,6 +89,7 @@ impl CcKind {
             CcKind::Dctcp(_) => DctcpParams::NAMES,
             CcKind::Prague(_) => PragueParams::NAMES,
             CcKind::Bbr(_) => BbrParams::NAMES,
+            CcKind::Bbr3(_) => Bbr3Params::NAMES,
         }
     }
 
@@ -98,6 +103,7 @@ impl CcKind {
             CcKind::Dctcp(p) => p.set(variant, key, value),
             CcKind::Prague(p) => p.set(variant, key, value),
             CcKind::Bbr(p) => p.set(variant, key, value),
+            CcKind::Bbr3(p) => p.set(variant, key, value),
         }
     }
 
@@ -106,6 +112,7 @@ impl CcKind {
         match self {
             CcKind::Vegas(p) => p.check(),
             CcKind::Bbr(p) => p.check(),
+            CcKind::Bbr3(p) => p.check(),
             _ => Ok(()),
         }
     }

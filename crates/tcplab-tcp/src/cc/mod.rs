@@ -25,7 +25,7 @@ pub use cubic::{CubicCc, CubicParams};
 pub use dctcp::{DctcpCc, DctcpParams};
 pub use prague::{PragueCc, PragueParams};
 pub use kind::{build, CcKind};
-pub use bbr::{BbrCc, BbrParams};
+pub use bbr::{Bbr3Cc, Bbr3Params, BbrCc, BbrParams};
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};
 pub use vegas::{VegasCc, VegasParams};
@@ -128,6 +128,11 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// this ACK delivered (cumulatively or, for a duplicate ACK, one segment SACKed). BBR sizes
     /// cwnd from it (packet conservation, as Linux from `tcp_packets_in_flight`).
     fn on_recovery_pipe(&mut self, _w: &mut CcWindow, _pipe: u64, _delivered: u64) {}
+
+    /// An ACK's SACK block newly reports `[start, end)` (data offsets, above the cumulative ACK)
+    /// received, at `now`; repeated blocks arrive again on later ACKs. BBR's delivery-rate
+    /// estimator counts SACKed data as delivered here (Linux `tcp_rate_skb_delivered`).
+    fn on_sacked(&mut self, _now: Nanos, _start: u64, _end: u64) {}
 
     /// The sender had less than a segment of new data to send while the window had room
     /// (delivery-rate estimation's app-limited mark, draft-cheng-iccrg-delivery-rate-estimation §3.4).

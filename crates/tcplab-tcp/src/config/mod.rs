@@ -136,6 +136,10 @@ pub struct EndpointConfig {
     /// `None` = 2 × t_maxseg (4.4BSD tcp_output: `adv >= 2 * t_maxseg`); t_maxseg is the payload
     /// per segment, except in `lite`, where it includes the option bytes (seed 001 §3.3).
     pub delack_bytes: Option<u32>,
+    /// Linux's quick-ACK mode at the start of a connection (`tcp_incr_quickack` on the first
+    /// data segment, `TCP_MAX_QUICKACKS` = 16): the first min(recv_buffer / (2·MSS), this) in-order
+    /// data segments (at least 2) are acknowledged at once, not delayed. 0 = off (BSD).
+    pub quickack: u32,
     /// Nagle's algorithm (4.4BSD default on): a sub-MSS segment waits until nothing is in flight.
     pub nagle: bool,
     /// Close our side automatically once the peer's FIN has been read (a bulk sink).

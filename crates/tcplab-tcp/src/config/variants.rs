@@ -40,18 +40,25 @@
 //!   ssthresh. Parameters: see [`crate::cc::CubicParams::NAMES`].
 //! * `dctcp` — [`crate::cc::DctcpCc`] (RFC 8257, Linux `tcp_dctcp.c`): α per window of data
 //!   with g = 1/16, cwnd × (1 − α/2) once per window with ECE, halving on loss; ECN on with the
-//!   receiver's DCTCP echo ([`crate::ecn`]), delayed ACKs, RFC 6675 SACK recovery, `fine`
+//!   receiver's DCTCP echo ([`crate::ecn`]), Linux's delayed ACKs (40 ms, quick-ACK at start), RFC 6675 SACK recovery, `fine`
 //!   timers with a 200 ms minimum RTO, timestamps and window scaling. Parameters `g`
 //!   (1/16, a power of two), `alpha_init` (1).
 //! * `modern` — Linux 6.x's defaults as far as tcplab has them: CUBIC with HyStart,
 //!   [`crate::recovery::RackRecovery::with_prr`] (RFC 8985 RACK finds the losses, RFC 6937 PRR
 //!   sizes the window, SACK marks kept across an RTO, as Linux), D-SACK, timestamps, window
-//!   scaling, IW 10, delayed ACKs with a 40 ms timer, 200 ms minimum RTO, no initial ssthresh.
-//!   TLP probes with the last segment only. Not yet: Linux's quick-ACK mode, pacing, autotuned
-//!   buffers (the `modern` *profile* sizes the buffers).
+//!   scaling, IW 10, delayed ACKs with a 40 ms timer and quick-ACK mode for the first 16
+//!   segments (Linux `TCP_MAX_QUICKACKS`), 200 ms minimum RTO, no initial ssthresh. TLP probes
+//!   with the last segment only. Not: pacing (Linux paces only with fq or BBR), autotuned buffers
+//!   (the `modern` *profile* sizes the buffers). `modern-reno` is the same host with Reno
+//!   (`tcp_congestion_control = reno`).
 //! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
 //!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
 //!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
+//! * `bbr3` — [`crate::cc::Bbr3Cc`], BBR v3 as Google published it (loss and ECN bounds,
+//!   PROBE_BW sub-states DOWN/CRUISE/REFILL/UP, PROBE_RTT every 5 s), over RACK-TLP
+//!   ([`crate::recovery::RackRecovery`], no PRR: BBR sets cwnd itself), with `bbr`'s host setup.
+//!   Parameters `probe_rtt_interval_ms` (5000), `probe_rtt_ms` (200), `loss_thresh` (0.02),
+//!   `beta` (0.3).
 //! * `lite`, `lite.0` … `lite.6` — 4.4BSD-Lite TCP with its performance bugs and the fixes of
 //!   seed 001 Table 3, each also a `params` switch: see [`crate::lite`]. RenoCc with the extra
 //!   MSS/8 term, Reno recovery with BSD's `t_dupacks > tcprexmtthresh` deflation test, `bsd`
@@ -61,7 +68,7 @@
 
 
 use super::{AckPolicy, EndpointConfig, TimerModel, VariantConfig};
-use crate::cc::{BbrParams, CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
+use crate::cc::{Bbr3Params, BbrParams, CcKind, CongestionControl, CubicParams, DctcpParams, PragueParams, ScalableParams, VegasParams};
 use crate::lite::{self, LITE_PARAMS};
 use crate::recovery::{self, LossRecovery, RecoveryKind};
 use crate::{MS, SEC};
@@ -106,22 +113,32 @@ fn scalable_ecn(c: &mut EndpointConfig) {
     c.ack_policy = AckPolicy::EveryPacket;
 }
 
+/// A Linux receiver's ACKs: every second full segment, a 40 ms delayed-ACK timer
+/// (`TCP_DELACK_MIN`; Linux's adaptive `ato` stays there on short paths) and quick-ACK mode for
+/// the first segments (`TCP_MAX_QUICKACKS` = 16). tcplab's default 200 ms timer equals Linux's
+/// 200 ms minimum RTO, so a lone segment in flight (IW1, an odd tail, a window cut to one
+/// segment) waited for the sender's RTO: the `modern/incast` anomaly (docs/modern-tcp.md).
+fn linux_acks(c: &mut EndpointConfig) {
+    c.ack_policy = AckPolicy::BsdDelayed;
+    c.delack_timeout = 40 * MS;
+    c.quickack = 16;
+}
+
 /// Linux's DCTCP host: ECN negotiated (`tcp_ecn` = 1 with `tcp_dctcp`), the receiver's DCTCP
-/// echo, delayed ACKs (every second segment), on top of [`linux_options`].
+/// echo, Linux's delayed and quick ACKs, on top of [`linux_options`].
 fn dctcp_host(c: &mut EndpointConfig) {
     linux_options(c);
+    linux_acks(c);
     c.ecn = true;
     c.ecn_dctcp_echo = true;
-    c.ack_policy = AckPolicy::BsdDelayed;
 }
 
 /// Linux 6.x's defaults as far as tcplab has them: [`linux_options`], IW 10 (RFC 6928),
-/// delayed ACKs (every second segment, 40 ms `TCP_DELACK_MIN`), D-SACK (`tcp_dsack` = 1).
+/// [`linux_acks`], D-SACK (`tcp_dsack` = 1).
 fn linux_defaults(c: &mut EndpointConfig) {
     linux_options(c);
+    linux_acks(c);
     c.initial_window_segments = 10;
-    c.ack_policy = AckPolicy::BsdDelayed;
-    c.delack_timeout = 40 * MS;
     c.dsack = true;
 }
 
@@ -131,10 +148,11 @@ fn prague_host(c: &mut EndpointConfig) {
     c.ecn_l4s = true;
 }
 
-/// BBR as Linux runs it: IW10, window scaling, SACK (from its RFC 6675 recovery), no slow start
+/// BBR as Linux runs it: IW10, window scaling, SACK (RACK-TLP recovery), Linux's ACKs, no slow start
 /// after idle (Linux skips it for CCs with `cong_control`), Linux's default maximum socket
 /// buffers (`tcp_wmem[2]` = 4 MiB, `tcp_rmem[2]` = 6 MiB) so the window never binds first.
 fn bbr_linux(c: &mut EndpointConfig) {
+    linux_acks(c);
     c.initial_window_segments = 10;
     c.window_scaling = true;
     c.idle_restart = false;
@@ -191,8 +209,12 @@ pub const VARIANTS: &[VariantEntry] = &[
     VariantEntry { name: "dctcp", description: "DCTCP (RFC 8257): alpha per window (g = 1/16), cwnd × (1 − alpha/2) per window with ECE; DCTCP receiver echo", cc: CcKind::Dctcp(DctcpParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: dctcp_host },
     // Linux 6.x defaults: CUBIC + HyStart, SACK with PRR, timestamps, window scaling, IW10.
     VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + RACK-TLP (RFC 8985) + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
+    // Linux 6.x defaults with net.ipv4.tcp_congestion_control = reno (validate-linux's reno rows).
+    VariantEntry { name: "modern-reno", description: "Linux 6.x defaults with Reno (tcp_cong.c reno: RFC 5681 halving): SACK + RACK-TLP + PRR, timestamps, window scaling, IW10, Linux delayed/quick ACKs", cc: CcKind::RFC5681_RENO, recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
     VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
-    VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RFC 6675 recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: bbr_linux },
+    VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RACK-TLP recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rack, timer: FINE_LINUX, setup: bbr_linux },
+    // Google's BBR v3 runs over Linux's RACK-TLP; PRR is off (BBR owns cwnd, Linux skips PRR for CCs with cong_control).
+    VariantEntry { name: "bbr3", description: "BBR v3 (Google's v3): loss/ECN bounds inflight_hi/inflight_lo, PROBE_BW DOWN/CRUISE/REFILL/UP, PROBE_RTT every 5 s; RACK-TLP recovery", cc: CcKind::Bbr3(Bbr3Params::DEFAULT), recovery: RecoveryKind::Rack, timer: FINE_LINUX, setup: bbr_linux },
     fault_row("reno-fault-no-fast-retransmit", "planted fault (tests of tcplab diagnose): reno ignoring the third dup ACK"),
     fault_row("reno-fault-double-ca", "planted fault (tests of tcplab diagnose): reno with twice the congestion-avoidance increase"),
     fault_row("reno-fault-no-rto-backoff", "planted fault (tests of tcplab diagnose): reno never backing off its RTO"),
@@ -268,6 +290,7 @@ impl EndpointConfig {
             dupack_threshold: 3,
             delack_timeout: 200 * MS,
             delack_bytes: None,
+            quickack: 0,
             nagle: true,
             close_on_peer_fin: true,
             idle_restart: true,
@@ -356,7 +379,7 @@ mod tests {
     fn the_table_is_the_list_of_names_and_every_row_builds() {
         assert_eq!(
             KNOWN_VARIANTS,
-            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "prague", "bbr",
+            ["tahoe", "reno", "newreno", "sack", "sack-rfc6675", "vegas", "vegas-star", "lite", "lite.0", "lite.1", "lite.2", "lite.3", "lite.4", "lite.5", "lite.6", "scalable-ecn", "cubic", "dctcp", "modern", "modern-reno", "prague", "bbr", "bbr3",
              "reno-fault-no-fast-retransmit", "reno-fault-double-ca", "reno-fault-no-rto-backoff"]
         );
         for e in VARIANTS {

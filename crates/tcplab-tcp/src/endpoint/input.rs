@@ -320,6 +320,13 @@ impl Endpoint {
                 self.sack_in_n += 1;
             }
         }
+        for i in 0..self.sack_in_n {
+            // Delivery-rate estimation (BBR) counts SACKed data when it is reported.
+            let (a, b) = self.sack_in[i];
+            if b > ack {
+                self.cc.on_sacked(now, a.max(ack).saturating_sub(1), b.saturating_sub(1));
+            }
+        }
         if self.sack_in_n > 0 {
             let (a, b) = self.sack_in[0];
             let inside_second = self.sack_in_n > 1 && self.sack_in[1].0 <= a && b <= self.sack_in[1].1;

@@ -202,7 +202,7 @@ impl Endpoint {
             timer: RetransmitTimer::for_config(&cfg),
             cc,
             rec,
-            ack: AckState::new(cfg.ack_policy),
+            ack: AckState::new(cfg.ack_policy).with_quickack(cfg.quickack),
             state: TcpState::Closed,
             iss,
             irs: 0,

@@ -14,6 +14,8 @@ fn dcfg() -> EndpointConfig {
     let mut c = cfg("dctcp");
     c.timestamps = false;
     c.window_scaling = false;
+    // The echo state machine under BSD's every-second-segment rule (no quick-ACK start).
+    c.quickack = 0;
     c
 }
 
@@ -71,8 +73,8 @@ fn receiver_echo_state_machine_with_delayed_acks() {
     // 0 → 1 with segment 7 owed: immediate ACK of 8000 without ECE; segment 8 then waits.
     assert_eq!(deliver(&mut s, 7, false, false), vec![]);
     assert_eq!(deliver(&mut s, 8, true, false), vec![(8000, false)]);
-    // The delayed ACK of segment 8 carries the new state.
-    s.timer_at(400);
+    // The delayed ACK of segment 8 (Linux's 40 ms timer) carries the new state.
+    s.timer_at(240);
     let out = drain(&mut s.e, s.now);
     assert_eq!(out.iter().map(|a| (a.ack.wrapping_sub(C_ISS + 1), a.flags.contains(Flags::ECE))).collect::<Vec<_>>(), vec![(9000, true)]);
     assert_eq!(s.e.stats().ecn_ce_received, 4);
@@ -169,3 +171,4 @@ fn step_marking_holds_the_queue_near_k_without_loss() {
     assert!(goodput > 0.9 * 12.5e6 * 1448.0 / 1500.0, "goodput {goodput:.0} B/s");
     assert_eq!(a.stats().retransmitted_segments, 0);
 }
+

@@ -3,6 +3,7 @@
 //! pipe (`link`), and the tests written from mutation-run survivors.
 
 mod bbr;
+mod bbr3;
 mod bottleneck;
 mod cubic;
 mod dctcp;

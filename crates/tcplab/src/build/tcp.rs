@@ -120,7 +120,8 @@ pub(super) fn scripted_drops(ctx: &Ctx, drop_cfgs: Vec<DirectionDrops>, tcp: &[T
 /// today: window scaling (RFC 7323) and send/receive buffers of twice the path's
 /// bandwidth-delay product (at least 64 KB), the fine RFC 6298 timer with Linux's 200 ms minimum
 /// RTO and a 1 ms clock, an initial window of 10 segments (RFC 6928), no initial ssthresh
-/// (slow start until the first loss) and delayed ACKs.
+/// (slow start until the first loss) and Linux's delayed ACKs (40 ms timer, quick-ACK mode for
+/// the first 16 segments).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg: &mut EndpointConfig, nodes: &[Node], links: &[Link], from: u32, to: u32) -> Result<(), ScenarioError> {
     match profile {
@@ -136,7 +137,10 @@ pub(super) fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg
             cfg.initial_window_segments = 10;
             // Slow start until the first loss (Linux: initial ssthresh "infinite"), not 64 KB.
             cfg.initial_ssthresh = 1 << 30;
+            // Linux's receiver: 40 ms delayed-ACK timer (TCP_DELACK_MIN), quick-ACK at start.
             cfg.ack_policy = AckPolicy::BsdDelayed;
+            cfg.delack_timeout = 40_000_000;
+            cfg.quickack = 16;
             Ok(())
         }
         Some(other) => {

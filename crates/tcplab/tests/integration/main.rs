@@ -13,6 +13,7 @@ mod common;
 
 mod bsd_ticks;
 mod conservation;
+mod dctcp_queue;
 mod determinism;
 mod fairness;
 mod input_limits;

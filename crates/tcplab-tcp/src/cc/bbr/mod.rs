@@ -22,8 +22,9 @@
 //!
 //! Deliberate deviations from Linux:
 //! * no long-term bandwidth (policer) estimate (`lt_bw`): `bbr_bw` is always the max filter;
-//! * the delivery-rate estimator counts cumulatively ACKed bytes only (see [`rate`]); samples carry
-//!   no loss count, so `cwnd −= losses` is skipped and the 5/4 phase ends on a loss when the
+//! * the delivery-rate estimator takes samples on ACKs that advance snd_una only (SACKed bytes
+//!   count as delivered when SACKed, see [`rate`]); samples carry no loss count for v1, so
+//!   `cwnd −= losses` is skipped and the 5/4 phase ends on a loss when the
 //!   endpoint has entered recovery or timed out since the phase began;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
@@ -42,6 +43,7 @@
 
 pub mod filters;
 pub mod rate;
+pub mod v3;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +52,7 @@ use crate::trace::CamTrace;
 use crate::{Nanos, MS, SEC};
 use filters::{MinRttFilter, WindowedMax};
 use rate::{DeliveryRate, RateSample};
+pub use v3::{Bbr3Cc, Bbr3Params};
 
 /// Fixed-point unit of the gains (Linux `BBR_UNIT` = 1 << 8).
 pub const UNIT: u64 = 256;
@@ -592,6 +595,10 @@ impl CongestionControl for BbrCc {
         } else if self.packet_conservation {
             w.cwnd = w.cwnd.max(conserve);
         }
+    }
+
+    fn on_sacked(&mut self, now: Nanos, start: u64, end: u64) {
+        self.rate.on_sacked(now, start, end);
     }
 
     fn on_app_limited(&mut self) {

@@ -4,11 +4,14 @@
 //! `(delivered − P.delivered) / max(send interval, ACK interval)` over the most recently sent of
 //! the segments this ACK delivers (draft §3.3; "max" so ACK compression cannot inflate it).
 //!
-//! Bytes, not packets. Deliberate deviations:
-//! * delivery is counted on cumulative ACKs only (SACKed bytes are counted when the cumulative
-//!   ACK covers them; Linux counts them on the SACK). A recovery episode therefore delivers its
-//!   bytes in one sample at its end, whose interval covers the whole episode (so the sample is
-//!   not inflated, only late);
+//! Bytes, not packets. SACKed segments count as delivered when a SACK block first reports them
+//! ([`DeliveryRate::on_sacked`], as Linux `tcp_rate_skb_delivered`), cumulatively ACKed ones on
+//! the ACK. (Counting SACKed data only when the cumulative ACK covered it inflated the sample
+//! that ended each recovery: the bytes received during the whole episode landed on a
+//! retransmission stamped one round earlier — BBR's bandwidth estimate reached 2–3× the
+//! bottleneck after a few recoveries.) Deliberate deviations:
+//! * samples are taken on ACKs that advance snd_una only (a SACK-only ACK adds its deliveries to
+//!   the next sample, whose segment is the most recently sent of all delivered since the last);
 //! * a sample whose interval is shorter than the minimum RTT is discarded, as Linux does
 //!   (`interval_us < tcp_min_rtt(tp)`); the minimum RTT is the caller's;
 //! * app-limited marking (draft §3.4) happens when the endpoint reports that it had less than
@@ -28,6 +31,13 @@ struct SentRecord {
     first_sent_time: Nanos,
     sent_time: Nanos,
     app_limited: bool,
+    /// `C.lost` and `C.delivered_ce` when sent, and the bytes in flight just after it left
+    /// (BBR v3's `tx.lost`, `tx.delivered_ce`, `tx.in_flight`).
+    lost: u64,
+    delivered_ce: u64,
+    tx_in_flight: u64,
+    /// Already counted as delivered by a SACK.
+    sacked: bool,
 }
 
 /// One rate sample (draft §3.3 "rs").
@@ -43,6 +53,12 @@ pub struct RateSample {
     pub app_limited: bool,
     /// Bytes in flight before this ACK.
     pub prior_in_flight: u64,
+    /// Bytes marked lost (retransmitted) since the sampled segment was sent (BBR v3 `rs.lost`).
+    pub lost: u64,
+    /// Bytes in flight when the sampled segment was sent, itself included (`rs.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Bytes delivered with an ECN echo over the interval (`rs.delivered_ce`).
+    pub delivered_ce: u64,
 }
 
 impl RateSample {
@@ -70,6 +86,13 @@ pub struct DeliveryRate {
     inflight: VecDeque<SentRecord>,
     snd_una: u64,
     snd_max: u64,
+    /// C.lost: bytes the sender has retransmitted (each retransmission = a segment deemed lost;
+    /// BBR v3 only, through [`DeliveryRate::on_lost`]).
+    pub lost: u64,
+    /// C.delivered_ce: bytes delivered by ACKs that carried an ECN echo ([`DeliveryRate::on_ce`]).
+    pub delivered_ce: u64,
+    /// The most recently sent record SACKed since the last sample (it competes for the next one).
+    sacked_newest: Option<SentRecord>,
 }
 
 impl DeliveryRate {
@@ -87,6 +110,16 @@ impl DeliveryRate {
     /// One past the highest data byte sent.
     pub fn snd_max(&self) -> u64 {
         self.snd_max
+    }
+
+    /// `bytes` were deemed lost (the sender retransmits them).
+    pub fn on_lost(&mut self, bytes: u64) {
+        self.lost += bytes;
+    }
+
+    /// `bytes` were delivered by an ACK with an ECN echo.
+    pub fn on_ce(&mut self, bytes: u64) {
+        self.delivered_ce += bytes;
     }
 
     pub fn is_app_limited(&self) -> bool {
@@ -111,12 +144,41 @@ impl DeliveryRate {
             first_sent_time: self.first_sent_time,
             sent_time: now,
             app_limited: self.app_limited != 0,
+            lost: self.lost,
+            delivered_ce: self.delivered_ce,
+            tx_in_flight: self.snd_max.max(seq + len as u64).saturating_sub(self.snd_una),
+            sacked: false,
         };
         self.snd_max = self.snd_max.max(rec.end);
         // A retransmission is re-stamped in place (Linux `tcp_rate_skb_sent` on every send).
         match self.inflight.binary_search_by(|r| r.seq.cmp(&seq)) {
-            Ok(i) => self.inflight[i] = rec,
+            Ok(i) => self.inflight[i] = SentRecord { sacked: self.inflight[i].sacked, ..rec },
             Err(i) => self.inflight.insert(i, rec),
+        }
+    }
+
+    /// A SACK block `[start, end)` (data offsets) arrived at `now`: the records wholly inside it
+    /// are delivered now (Linux `tcp_rate_skb_delivered` on a SACKed skb), not when the
+    /// cumulative ACK later covers them.
+    pub fn on_sacked(&mut self, now: Nanos, start: u64, end: u64) {
+        let first = self.inflight.partition_point(|r| r.seq < start);
+        for i in first..self.inflight.len() {
+            let r = &mut self.inflight[i];
+            if r.end > end {
+                break;
+            }
+            if r.sacked {
+                continue;
+            }
+            r.sacked = true;
+            let r = *r;
+            self.delivered += r.end - r.seq;
+            self.delivered_time = now;
+            if self.sacked_newest.is_none_or(|n| r.sent_time >= n.sent_time) {
+                self.sacked_newest = Some(r);
+                // Later sends measure their send interval from here (Linux `first_tx_mstamp`).
+                self.first_sent_time = self.first_sent_time.max(r.sent_time);
+            }
         }
     }
 
@@ -125,16 +187,22 @@ impl DeliveryRate {
     pub fn on_ack(&mut self, now: Nanos, snd_una: u64, acked: u64, min_rtt: Option<Nanos>) -> Option<RateSample> {
         let prior_in_flight = self.in_flight();
         self.snd_una = self.snd_una.max(snd_una);
-        self.delivered += acked;
-        self.delivered_time = now;
-        // The most recently *sent* record among those now delivered carries the sample.
-        let mut newest: Option<SentRecord> = None;
+        let mut newly = acked;
+        // The most recently *sent* record among those delivered since the last sample (by this
+        // ACK, or SACKed since) carries the sample.
+        let mut newest: Option<SentRecord> = self.sacked_newest.take();
         while self.inflight.front().is_some_and(|r| r.end <= snd_una) {
             let r = self.inflight.pop_front().unwrap();
+            if r.sacked {
+                // Counted when SACKed.
+                newly = newly.saturating_sub(r.end - r.seq);
+            }
             if newest.is_none_or(|n| r.sent_time >= n.sent_time) {
                 newest = Some(r);
             }
         }
+        self.delivered += newly;
+        self.delivered_time = now;
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
         }
@@ -147,7 +215,16 @@ impl DeliveryRate {
         if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
-        Some(RateSample { delivered: self.delivered - p.delivered, interval, prior_delivered: p.delivered, app_limited: p.app_limited, prior_in_flight })
+        Some(RateSample {
+            delivered: self.delivered - p.delivered,
+            interval,
+            prior_delivered: p.delivered,
+            app_limited: p.app_limited,
+            prior_in_flight,
+            lost: self.lost - p.lost,
+            tx_in_flight: p.tx_in_flight,
+            delivered_ce: self.delivered_ce - p.delivered_ce,
+        })
     }
 
     /// A retransmission timeout: the records stay (their retransmissions re-stamp them).
@@ -209,6 +286,27 @@ mod tests {
         let s2 = d.on_ack(21 * MS, 2000, 1000, None).unwrap();
         assert!(s2.app_limited, "sent after the mark");
         assert!(!d.is_app_limited(), "the phase ends once the marked bytes are delivered");
+    }
+
+    #[test]
+    fn sacked_data_is_delivered_when_sacked_so_the_sample_ending_a_recovery_is_not_inflated() {
+        // 20 segments, 1 ms apart, from t = 0; segment 0 is lost. Segments 1..20 arrive and are
+        // SACKed 50 ms after they left (t = 51..69 ms); the retransmission of 0 leaves at 70 ms
+        // and its ACK at 120 ms covers everything.
+        let mut d = DeliveryRate::default();
+        for k in 0..20u64 {
+            d.on_send(k * MS, k * 1000, 1000);
+        }
+        for k in 1..20u64 {
+            d.on_sacked((50 + k) * MS, 1000, (k + 1) * 1000);
+        }
+        assert_eq!(d.delivered, 19_000, "SACKed bytes counted when SACKed, once");
+        d.on_send(70 * MS, 0, 1000);
+        let s = d.on_ack(120 * MS, 20_000, 20_000, Some(40 * MS)).unwrap();
+        assert_eq!(d.delivered, 20_000, "the cumulative ACK adds only the retransmission");
+        // The retransmission (sent last) carries the sample: 1000 bytes over 120 − 69 ms.
+        assert_eq!((s.delivered, s.interval), (1000, 51 * MS));
+        assert!(s.rate() < 1_000_000 / 19, "not the 20 000 bytes of the episode: {}", s.rate());
     }
 
     #[test]
