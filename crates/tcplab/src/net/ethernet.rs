@@ -324,7 +324,11 @@ impl Medium {
         s.state = State::Sending;
         s.start = now;
         s.detect_at = detect;
-        self.txs.push(Tx { station, start: now, end });
+        if self.params.access == Access::Ethernet {
+            // Carrier sense and collisions look at these; FIFO access never does (and never
+            // prunes them).
+            self.txs.push(Tx { station, start: now, end });
+        }
         self.set_timer(station, end.min(detect));
     }
 
