@@ -111,6 +111,13 @@ def shared_medium_cbr(access: str | None, duration: str = "200s") -> Scenario:
     return sc
 
 
+def brakmo_backbone() -> Scenario:
+    """Brakmo Fig 6.8 (scenarios/brakmo/backbone): 4 T3 core routers, 3 bulk transfers, 16 tcplib
+    Ethernet LANs of 2-3 hosts, about 1,000 new connections per simulated second, 10 s."""
+    from .resources import scenarios_dir
+    return Scenario.load(scenarios_dir() / "brakmo" / "backbone" / "scenario.toml")
+
+
 CASES: dict[str, Callable[[], Scenario]] = {
     "udp-dumbbell-16": lambda: udp_dumbbell(16),
     "poisson-queue": poisson_queue,
@@ -123,6 +130,7 @@ CASES: dict[str, Callable[[], Scenario]] = {
     "tcp-dumbbell-64-10g": tcp_dumbbell_10g,
     "short-transfers-100000": lambda: short_transfers(100_000),
     "tcplib-backbone-1000": tcplib_backbone,
+    "brakmo-backbone": brakmo_backbone,
     # A shared medium's cost per packet against a point-to-point link (issue 25).
     "cbr-p2p": lambda: shared_medium_cbr(None),
     "cbr-lan-fifo": lambda: shared_medium_cbr("fifo"),
@@ -171,7 +179,7 @@ def measure(name: str, repeat: int = 3) -> dict:
     return {
         "case": name, "flows": flows, "sim_s": summ["sim_end_s"], "events": ev, "packet_hops": hops,
         "core_wall_s": wall, "run_wall_s": statistics.median(api_walls),
-        "events_per_s": ev / wall, "ns_per_event": wall / ev * 1e9, "ns_per_packet_hop": wall / max(1, hops) * 1e9,
+        "events_per_s": ev / wall, "wall_per_sim_s": wall / max(summ["sim_end_s"], 1e-9), "ns_per_event": wall / ev * 1e9, "ns_per_packet_hop": wall / max(1, hops) * 1e9,
         "peak_rss_bytes": peak, "rss_per_flow_bytes": (peak - rss_before) / max(1, flows),
     }
 
@@ -308,7 +316,7 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
     from .textable import Columns
     table = Columns([("case", 24, ""), ("flows", 7, "d"), ("sim s", 6, ".1f"), ("core s", 7, ".3f"), ("run() s", 7, ".3f"),
                      ("events", 10, "d"), ("M ev/s", 7, ".2f"), ("ns/event", 8, ".0f"), ("ns/pkt-hop", 10, ".0f"),
-                     ("peak RSS MB", 11, ".0f"), ("RSS/flow KB", 11, ".1f"), ("process s", 9, ".3f"),
+                     ("peak RSS MB", 11, ".0f"), ("RSS/flow KB", 11, ".1f"), ("ms/sim s", 8, ".2f"), ("process s", 9, ".3f"),
                      ("proc RSS MB", 11, ".0f"), ("instr/event", 11, ".0f")])
     sizes = dict(_core.struct_sizes())
     if not as_json:
@@ -334,7 +342,7 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
         if not as_json:
             print(table.row(name, m['flows'], m['sim_s'], m['core_wall_s'], m['run_wall_s'], m['events'],
                             m['events_per_s'] / 1e6, m['ns_per_event'], m['ns_per_packet_hop'],
-                            m['peak_rss_bytes'] / 2**20, m['rss_per_flow_bytes'] / 1024,
+                            m['peak_rss_bytes'] / 2**20, m['rss_per_flow_bytes'] / 1024, m['wall_per_sim_s'] * 1e3,
                             _scaled(m['process_s']), _scaled(m['process_peak_rss_bytes'], 2**20),
                             _scaled(m['instructions_per_event'])), flush=True)
     if as_json:

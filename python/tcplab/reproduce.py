@@ -67,7 +67,8 @@ STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments",
                     "coarse_timeouts", "coarse_timeout_times_s", "fast_retransmits"]
 
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
-             "variants", "claims", "mode", "fidelity", "figure"}   # fidelity: causes of misses (tcplab.fidelity)
+             "variants", "claims", "mode", "fidelity", "figure",   # fidelity: causes of misses (tcplab.fidelity)
+             "analysis"}   # a Python file in the folder: per-run metrics from each run's traces (_Analysis)
 _VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note", "emulate"}
 
 
@@ -105,6 +106,7 @@ class Spec:
         self.title = spec.get("title", folder.name)
         self.scenario = folder / spec.get("scenario", "scenario.toml")
         self.flow = spec.get("flow")
+        self.analysis = _Analysis(folder, spec["analysis"], file, text) if "analysis" in spec else None
         self.seeds = _seed_list(spec.get("seeds"), file, text)
         self.mode = spec.get("mode", "grid")
         self.axes = check_axes(spec.get("axes"), file, text, self.mode)
@@ -218,6 +220,41 @@ def _line_of(text: str, needle: str) -> int | None:
     return None
 
 
+class _Analysis:
+    """`analysis = "spectrum.py"`: a module in the experiment folder with
+    `run_metrics(run_dir: Path) -> dict[str, float]`, computed from every run's saved files
+    (every run is then saved with its traces) and usable like `[derived]` metrics, and optionally
+    `report_html(out: Path, run_dirs: dict[str, list[Path]]) -> str`, an HTML section (figures)
+    added to the report; `run_dirs` maps each variant to its runs' directories."""
+
+    def __init__(self, folder: Path, name: Any, file: str, text: str):
+        import importlib.util
+        from .sweep import SweepError, locate
+        path = folder / str(name)
+        if not isinstance(name, str) or not path.is_file():
+            raise SweepError(file, locate(text, "analysis"), "analysis", f"no such file {path}")
+        spec = importlib.util.spec_from_file_location(f"tcplab_analysis_{folder.name}", path)
+        self.module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.module)
+        if not callable(getattr(self.module, "run_metrics", None)):
+            raise SweepError(file, locate(text, "analysis"), "analysis", f"{path} defines no run_metrics(run_dir)")
+
+
+def _run_dir(task, run_dirs: dict, out: Path) -> Path:
+    """The saved directory of `task`'s run; one stored earlier without its files is run again
+    (deterministic) into OUT/runs-analysis/<hash>."""
+    src = run_dirs.get(task.hash)
+    if src and (Path(src) / "summary.json").is_file() and (Path(src) / "scenario.toml").is_file() \
+            and any(Path(src).glob("*.parquet")):
+        return Path(src)
+    dest = out / "runs-analysis" / task.hash
+    if not (dest / "summary.json").is_file():
+        from .api import Scenario, run
+        run(Scenario.from_toml(task.scenario_text, source=task.scenario_file), seed=task.seed,
+            overrides=task.overrides, out=dest)
+    return dest
+
+
 def reproduce(experiment: str, out: Path | None = None, seed: int | None = None, report: bool = True,
               seeds: int | None = None, jobs: int | None = None, backend: str = "local", ray_address: str | None = None) -> int:
     """Run every variant over axes × seeds through the sweep runner and compare with the paper.
@@ -276,6 +313,9 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                                scenario_text=res.sc.to_toml(), scenario_file=res.sc.source, point=i, group=v["name"],
                                save="none", version=version))
         tl[0].save = "all"   # the run drawn in the report
+        if sp.analysis:
+            for t in tl:
+                t.save = "all"   # the analysis reads every run's traces
         tasks_by_variant[v["name"]] = tl
     unique: dict[str, Task] = {}
     for tl in tasks_by_variant.values():
@@ -328,6 +368,8 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                 d = compute_derived(sp.derived, s, sp.flow)
             except ExprError as e:
                 raise ValueError(f"{file}: derived metric of variant {name}: {e}") from None
+            if sp.analysis:
+                d.update(sp.analysis.module.run_metrics(_run_dir(t, run_dirs, out)))
             lst.append(((t.point, t.seed), s, d))
         per_run[name] = lst
 
@@ -446,6 +488,13 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     if report:
         from .report import write_comparison_report
         path = write_comparison_report(out, rows, runs, title=sp.title, claims=claims, folder=folder)  # OUT/report.html
+        extra = getattr(sp.analysis.module, "report_html", None) if sp.analysis else None
+        if extra is not None:   # the analysis' figures, before the per-run sections
+            dirs = {n: [_run_dir(t, run_dirs, out) for t in tl if t.hash not in failed] for n, tl in tasks_by_variant.items()}
+            html = path.read_text()
+            at = html.find("<h2>Claims</h2>")
+            at = at if at >= 0 else html.rfind("</body>")
+            path.write_text(html[:at] + extra(out, dirs) + html[at:])
         print(f"wrote {path}")
     sys.stdout.flush()
     return 0

@@ -405,6 +405,22 @@ pub struct LanSummary {
     pub utilization: f64,
     /// Fraction of station-time spent in transmissions that collided (frame parts and jams).
     pub collision_time: f64,
+    /// `[[lan]] trace = true`: every transmission, columns of equal length.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub medium_trace: Option<MediumTrace>,
+}
+
+/// The medium trace of a LAN (`crate::net::ethernet::Span`), column-wise for data frames.
+#[derive(Serialize, Clone, Debug)]
+pub struct MediumTrace {
+    /// Station names, in order: `station` indexes them.
+    pub stations: Vec<String>,
+    pub station: Vec<u32>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    pub collided: Vec<bool>,
+    /// More transmissions happened than the trace keeps (`net::ethernet::TRACE_LIMIT`).
+    pub truncated: bool,
 }
 
 fn lan_summaries(sim: &Simulation) -> Vec<LanSummary> {
@@ -413,10 +429,19 @@ fn lan_summaries(sim: &Simulation) -> Vec<LanSummary> {
         .iter()
         .map(|x| {
             let c = x.medium.counters;
+            let stations: Vec<String> = x.station_nodes.iter().map(|&n| sim.nodes[n as usize].name.clone()).collect();
+            let medium_trace = x.medium.trace.as_ref().map(|t| MediumTrace {
+                stations: stations.clone(),
+                station: t.iter().map(|s| s.station).collect(),
+                start_s: t.iter().map(|s| s.start.as_secs_f64()).collect(),
+                end_s: t.iter().map(|s| s.end.as_secs_f64()).collect(),
+                collided: t.iter().map(|s| s.collided).collect(),
+                truncated: x.medium.trace_truncated,
+            });
             LanSummary {
                 name: x.medium.name.clone(),
                 access: x.medium.params.access.name(),
-                stations: x.station_nodes.iter().map(|&n| sim.nodes[n as usize].name.clone()).collect(),
+                stations,
                 frames: c.frames,
                 collisions: c.collisions,
                 collisions_per_frame: if c.frames == 0 { 0.0 } else { c.collisions as f64 / c.frames as f64 },
@@ -425,6 +450,7 @@ fn lan_summaries(sim: &Simulation) -> Vec<LanSummary> {
                 deferrals: c.deferrals,
                 utilization: c.frame_ns as f64 / now,
                 collision_time: c.collision_ns as f64 / now,
+                medium_trace,
             }
         })
         .collect()

@@ -26,7 +26,7 @@ __all__ = ["main", "build_parser", "print_summary", "COMMANDS", "parse_memory", 
 
 #: The subcommands, in `tcplab --help` order: each a module of this package.
 COMMANDS = ("run", "emulate", "validate", "expand", "variants", "schema", "trace", "export", "plot", "report",
-            "reproduce", "fidelity", "examples", "sweep", "table", "diagnose", "bench", "validate-linux")
+            "reproduce", "fidelity", "examples", "new", "sweep", "table", "diagnose", "bench", "validate-linux")
 
 
 def print_summary(s: dict, file=None, show_all: bool = False) -> None:

@@ -146,8 +146,12 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             }
         }
         let rng = rngs.stream(&format!("lan-backoff/{}", cfg.name), 0);
+        let mut medium = Medium::new(cfg.name.clone(), params, stations.len(), rng);
+        if cfg.trace {
+            medium.trace = Some(Vec::new());
+        }
         out.push(Lan {
-            medium: Medium::new(cfg.name.clone(), params, stations.len(), rng),
+            medium,
             pending: vec![VecDeque::new(); stations.len()],
             scratch: Vec::new(),
             station_nodes: stations,

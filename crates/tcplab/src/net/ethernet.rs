@@ -28,6 +28,9 @@
 //!   output queues (one link direction each, see `sim::lan`) and take turns in the order their
 //!   heads became ready, where a real interface has a single queue;
 //! - a collided frame is lost for everyone (no receiver takes the part it heard).
+//!
+//! With `[[lan]] trace = true` the medium records each transmission (station, start, end,
+//! collided): the medium is busy while any is under way, in collision while two overlap.
 
 use std::collections::VecDeque;
 
@@ -111,6 +114,19 @@ pub struct MediumCounters {
     pub collision_ns: u64,
 }
 
+/// One transmission as the medium carried it (the medium trace, `[[lan]] trace = true`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub station: u32,
+    pub start: SimTime,
+    /// When its last bit (or, for a collided one, its jam's) left the station.
+    pub end: SimTime,
+    pub collided: bool,
+}
+
+/// At most this many spans are kept (the first ones); `Medium::trace_truncated` says if more came.
+pub const TRACE_LIMIT: usize = 1 << 20;
+
 /// What the medium asks of its owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MediumOut {
@@ -165,6 +181,9 @@ pub struct Medium {
     free_at: SimTime,
     rng: StreamRng,
     pub counters: MediumCounters,
+    /// The medium trace when enabled (`Some`): every transmission, in the order they ended.
+    pub trace: Option<Vec<Span>>,
+    pub trace_truncated: bool,
     /// Requests to the owner, drained after every call.
     pub out: Vec<MediumOut>,
 }
@@ -172,7 +191,7 @@ pub struct Medium {
 impl Medium {
     pub fn new(name: String, params: MediumParams, stations: usize, rng: StreamRng) -> Medium {
         let st = Station { state: State::Idle, gen: 0, attempts: 0, frame: SimTime::ZERO, last_end: SimTime::ZERO, detect_at: SimTime::MAX, start: SimTime::ZERO };
-        Medium { name, params, stations: vec![st; stations], txs: Vec::new(), holder: None, turns: VecDeque::new(), free_at: SimTime::ZERO, rng, counters: MediumCounters::default(), out: Vec::new() }
+        Medium { name, params, stations: vec![st; stations], txs: Vec::new(), holder: None, turns: VecDeque::new(), free_at: SimTime::ZERO, rng, counters: MediumCounters::default(), trace: None, trace_truncated: false, out: Vec::new() }
     }
 
     pub fn n_stations(&self) -> usize {
@@ -223,6 +242,16 @@ impl Medium {
             (State::Sending, _) => self.sent(now, station),
             (State::Jamming, _) => self.jam_over(now, station),
             (State::Idle | State::Deferring, _) => {}
+        }
+    }
+
+    fn record(&mut self, station: u32, end: SimTime, collided: bool) {
+        if let Some(t) = &mut self.trace {
+            if t.len() < TRACE_LIMIT {
+                t.push(Span { station, start: self.stations[station as usize].start, end, collided });
+            } else {
+                self.trace_truncated = true;
+            }
         }
     }
 
@@ -295,7 +324,11 @@ impl Medium {
         s.state = State::Sending;
         s.start = now;
         s.detect_at = detect;
-        self.txs.push(Tx { station, start: now, end });
+        if self.params.access == Access::Ethernet {
+            // Carrier sense and collisions look at these; FIFO access never does (and never
+            // prunes them).
+            self.txs.push(Tx { station, start: now, end });
+        }
         self.set_timer(station, end.min(detect));
     }
 
@@ -313,6 +346,7 @@ impl Medium {
         s.state = State::Jamming;
         self.counters.collision_ns += (end - s.start).0;
         self.set_end(station, end);
+        self.record(station, end, true);
         self.set_timer(station, end);
     }
 
@@ -341,6 +375,7 @@ impl Medium {
         self.counters.frames += 1;
         self.counters.frame_ns += s.frame.0;
         self.out.push(MediumOut::Sent { station });
+        self.record(station, now, false);
         match self.params.access {
             Access::Ethernet => self.wake_deferrers(now + self.params.delay + self.params.gap),
             Access::Fifo => {

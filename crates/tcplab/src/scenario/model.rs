@@ -741,4 +741,8 @@ pub struct LanCfg {
     /// Each station's output queue toward each next hop on the segment (default: droptail, 50pkts).
     #[serde(default)]
     pub queue: Option<QueueCfg>,
+    /// Record every transmission on the medium (station, start, end, collided) for graphs of its
+    /// busy, idle and collision periods: summary.json `lans[i].medium_trace` (default false).
+    #[serde(default)]
+    pub trace: bool,
 }

@@ -51,6 +51,13 @@ impl Simulation {
     }
 
     fn lan_drain(&mut self, now: SimTime, lan: u32) {
+        // The usual request is one timer: schedule it without the batch machinery below.
+        let out = &mut self.lans[lan as usize].medium.out;
+        if let [MediumOut::Timer { station, at, gen }] = out[..] {
+            out.clear();
+            self.events.schedule(at, Event::Lan { lan: lan as u16, station: station as u16, gen });
+            return;
+        }
         loop {
             let x = &mut self.lans[lan as usize];
             if x.medium.out.is_empty() {

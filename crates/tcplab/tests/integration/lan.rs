@@ -149,3 +149,38 @@ fn a_lan_name_selects_its_directions_for_traces() {
     let r = run(&text, 1);
     assert!(r.sim.links.iter().all(|l| l.monitor.traced()));
 }
+
+#[test]
+fn the_medium_trace_accounts_for_every_transmission() {
+    let mut sources = String::new();
+    for i in 1..=3 {
+        sources += &cbr(&format!("u{i}"), &format!("h{i}"), "h4", "200B", "4Mbps");
+    }
+    let text = segment(4, "trace = true", &sources, "300ms");
+    let r = run(&text, 5);
+    let lan = &r.summary.lans[0];
+    let t = lan.medium_trace.as_ref().expect("trace = true records the medium");
+    let n = t.station.len();
+    assert!(lan.collisions > 10 && lan.frames > 100, "{lan:?}");
+    assert!(!t.truncated && t.start_s.len() == n && t.end_s.len() == n && t.collided.len() == n);
+    // One span per frame that got through and one per collision a sender detected.
+    assert_eq!(t.collided.iter().filter(|&&c| !c).count() as u64, lan.frames);
+    assert_eq!(t.collided.iter().filter(|&&c| c).count() as u64, lan.collisions);
+    // A frame that got through is exactly one frame time (200 B + 26 B = 180.8 us) long and
+    // overlaps no other transmission: no one else started within it, minus the propagation delay.
+    let frame = (200.0 + 26.0) * 8.0 / 10e6;
+    let tau = 5e-6;
+    for i in (0..n).filter(|&i| !t.collided[i]) {
+        assert!((t.end_s[i] - t.start_s[i] - frame).abs() < 1e-9, "span {i}: {}", t.end_s[i] - t.start_s[i]);
+        for j in (0..n).filter(|&j| j != i) {
+            let overlap = t.start_s[j].max(t.start_s[i] + tau) < t.end_s[j].min(t.end_s[i] - tau);
+            assert!(!overlap, "frame {i} overlaps transmission {j}");
+        }
+    }
+    // Every collided span overlaps another transmission (its partner in the collision).
+    for i in (0..n).filter(|&i| t.collided[i]) {
+        assert!((0..n).any(|j| j != i && t.collided[j] && t.start_s[j] < t.end_s[i] && t.start_s[i] < t.end_s[j]), "collision {i} alone");
+    }
+    // Without `trace` there is none.
+    assert!(run(&segment(4, "", &sources, "300ms"), 5).summary.lans[0].medium_trace.is_none());
+}
