@@ -34,6 +34,8 @@ use crate::Nanos;
 
 /// Linux `DCTCP_MAX_ALPHA`.
 pub const ALPHA_ONE: u32 = 1024;
+/// Linux `PRAGUE_ALPHA_BITS`.
+pub const PRAGUE_ALPHA_BITS: u32 = 20;
 
 /// DCTCP's parameters (Linux module parameters `dctcp_shift_g`, `dctcp_alpha_on_init`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,8 +82,14 @@ impl DctcpParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DctcpAlpha {
     pub shift_g: u32,
-    /// α in 1024ths.
+    /// α is in units of 2^−bits: 1024ths (10) as Linux DCTCP, 2^−20 as Linux Prague.
+    pub bits: u32,
     pub alpha: u32,
+    /// Prague's EWMA state α·2^(bits + shift_g) (Linux `upscaled_alpha`): g bits finer than α,
+    /// so a small marked fraction is not lost to rounding (with DCTCP's 10-bit rule any α under
+    /// 16/1024 is zeroed each window, pinning α at (marked << 6)/acked, a sixteenth of the
+    /// fraction, for every marked fraction under 25 %).
+    upscaled: u64,
     pub bytes_acked: u64,
     pub bytes_marked: u64,
     /// The window ends when snd_una reaches this (relative offset).
@@ -92,7 +100,14 @@ pub struct DctcpAlpha {
 
 impl DctcpAlpha {
     pub fn new(shift_g: u32, alpha: u32) -> Self {
-        DctcpAlpha { shift_g, alpha, bytes_acked: 0, bytes_marked: 0, window_end: 0, updates: 0 }
+        DctcpAlpha { shift_g, bits: 10, alpha, upscaled: 0, bytes_acked: 0, bytes_marked: 0, window_end: 0, updates: 0 }
+    }
+
+    /// Prague's estimator (Linux `tcp_prague.c` `prague_update_alpha`): α in 2^−20 units,
+    /// `upscaled ← upscaled − upscaled >> g + (marked << 20) / acked`, α = upscaled >> g; α₀ = 1.
+    pub fn prague(shift_g: u32) -> Self {
+        let bits = PRAGUE_ALPHA_BITS;
+        DctcpAlpha { shift_g, bits, alpha: 1 << bits, upscaled: 1u64 << (bits + shift_g), bytes_acked: 0, bytes_marked: 0, window_end: 0, updates: 0 }
     }
 
     /// One ACK advancing snd_una to `snd_una` by `bytes` (ECE if `ece`); returns true if a
@@ -106,7 +121,13 @@ impl DctcpAlpha {
             return false;
         }
         let mut updated = false;
-        if self.bytes_acked > 0 {
+        if self.bytes_acked > 0 && self.bits != 10 {
+            let ratio = (self.bytes_marked << self.bits) / self.bytes_acked;
+            self.upscaled = self.upscaled - (self.upscaled >> self.shift_g) + ratio;
+            self.alpha = (self.upscaled >> self.shift_g).min(1 << self.bits) as u32;
+            self.updates += 1;
+            updated = true;
+        } else if self.bytes_acked > 0 {
             let mut a = self.alpha;
             // Linux `alpha -= min_not_zero(alpha, alpha >> g)`: a tiny α decays to 0.
             let d = a >> self.shift_g;
@@ -126,7 +147,7 @@ impl DctcpAlpha {
     }
 
     pub fn fraction(&self) -> f64 {
-        self.alpha as f64 / ALPHA_ONE as f64
+        self.alpha as f64 / (1u64 << self.bits) as f64
     }
 }
 
@@ -195,18 +216,19 @@ impl DctcpCc {
     }
 }
 
-/// `max(cwnd − cwnd·α/2, 2)` packets, in bytes (Linux `dctcp_ssthresh`).
-pub fn alpha_reduction(w: &CcWindow, alpha: u32) -> u32 {
+/// `max(cwnd − cwnd·α/2, 2)` packets, in bytes, for α in 2^−bits units (Linux
+/// `dctcp_ssthresh`: `cwnd − (cwnd·α >> 11)` for 1024ths).
+pub fn alpha_reduction(w: &CcWindow, alpha: u32, bits: u32) -> u32 {
     let mss = w.mss.max(1);
     let cwnd = w.cwnd / mss;
-    (cwnd - ((cwnd as u64 * alpha as u64) >> 11) as u32).max(2) * mss
+    (cwnd - ((cwnd as u64 * alpha as u64) >> (bits + 1)) as u32).max(2) * mss
 }
 
 /// The new ssthresh of a DCTCP-style sender (DCTCP, Prague): [`alpha_reduction`] for an ECN
 /// echo, half the window in whole packets (at least 2) for a loss.
-pub fn dctcp_ssthresh(w: &CcWindow, alpha: u32, ev: LossEvent) -> u32 {
+pub fn dctcp_ssthresh(w: &CcWindow, alpha: &DctcpAlpha, ev: LossEvent) -> u32 {
     match ev {
-        LossEvent::Ecn => alpha_reduction(w, alpha),
+        LossEvent::Ecn => alpha_reduction(w, alpha.alpha, alpha.bits),
         _ => (w.cwnd / w.mss.max(1) / 2).max(2) * w.mss.max(1),
     }
 }
@@ -231,7 +253,7 @@ impl CongestionControl for DctcpCc {
     }
 
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, ev: LossEvent) -> u32 {
-        dctcp_ssthresh(w, self.alpha.alpha, ev)
+        dctcp_ssthresh(w, &self.alpha, ev)
     }
 
     fn ect_on_retransmit(&self) -> bool {
@@ -261,12 +283,39 @@ mod tests {
         assert_eq!(tiny.alpha, 0, "min_not_zero: below 16 α decays to 0 at once");
     }
 
+    /// A steady 5 % marked fraction: Prague's 20-bit α converges to it from α₀ = 1 and from a
+    /// decayed α = 0, where DCTCP's 10-bit rule stays at (5 % << 6) = 3/1024 once α fell
+    /// under 16/1024 (Linux DCTCP's own arithmetic, kept for DCTCP).
+    #[test]
+    fn prague_alpha_tracks_a_small_marked_fraction() {
+        // ACKs of 1000 bytes, windows of 20 ACKs (snd_nxt runs 20 ACKs ahead), one of them
+        // marked: every window's fraction is 5 %.
+        let run = |a: &mut DctcpAlpha| {
+            for k in 1..=4000u64 {
+                a.on_ack(1000, k % 20 == 0, k * 1000, k * 1000 + 20_000);
+            }
+        };
+        let mut p = DctcpAlpha::prague(4);
+        run(&mut p);
+        assert!((p.fraction() - 0.05).abs() < 0.02, "from 1: α = {}", p.fraction());
+        let mut p0 = DctcpAlpha::prague(4);
+        p0.upscaled = 0;
+        p0.alpha = 0;
+        run(&mut p0);
+        assert!((p0.fraction() - 0.05).abs() < 0.02, "from 0: α = {}", p0.fraction());
+        let mut d = DctcpAlpha::new(4, 0);
+        run(&mut d);
+        assert!(d.fraction() < 0.02, "DCTCP's 1024ths below 16 stay pinned: α = {}", d.fraction());
+        let w = CcWindow { cwnd: 100_000, ssthresh: 1 << 30, mss: 1000, max_cwnd: u32::MAX };
+        assert_eq!(alpha_reduction(&w, 1 << 19, PRAGUE_ALPHA_BITS), 75_000, "α = 1/2 in 2^-20 units");
+    }
+
     #[test]
     fn reductions() {
         let w = CcWindow { cwnd: 100_000, ssthresh: 1 << 30, mss: 1000, max_cwnd: u32::MAX };
-        assert_eq!(alpha_reduction(&w, 1024), 50_000, "α = 1 halves");
-        assert_eq!(alpha_reduction(&w, 0), 100_000, "α = 0 keeps the window");
-        assert_eq!(alpha_reduction(&w, 512), 75_000, "α = 1/2 takes a quarter");
+        assert_eq!(alpha_reduction(&w, 1024, 10), 50_000, "α = 1 halves");
+        assert_eq!(alpha_reduction(&w, 0, 10), 100_000, "α = 0 keeps the window");
+        assert_eq!(alpha_reduction(&w, 512, 10), 75_000, "α = 1/2 takes a quarter");
         let mut cc = DctcpCc::new(DctcpParams::DEFAULT);
         assert_eq!(cc.ssthresh(&w, 0, u32::MAX, LossEvent::FastRetransmit), 50_000, "loss halves whatever α is");
         let mut p = DctcpParams::DEFAULT;

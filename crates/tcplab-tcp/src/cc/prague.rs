@@ -5,8 +5,9 @@
 //! # Rules
 //!
 //! * Data leaves as ECT(1) (`EndpointConfig::ecn_l4s`, RFC 9331 §4.1), retransmissions too.
-//! * α as DCTCP (draft §2.3.1, [`crate::cc::dctcp::DctcpAlpha`]): the marked fraction per round
-//!   trip, EWMA gain g = 1/16, α₀ = 1.
+//! * α as DCTCP (draft §2.3.1, [`crate::cc::dctcp::DctcpAlpha::prague`]): the marked fraction
+//!   per round trip, EWMA gain g = 1/16, α₀ = 1, kept in 2^−20 units as Linux Prague (DCTCP's
+//!   1024ths zero any α under 16/1024 and pin α far below a marked fraction under 25 %).
 //! * On ECE, at most once per round trip: `cwnd ← cwnd·(1 − α/2)` (draft §2.3.2), ssthresh =
 //!   the new cwnd; the first mark thereby also ends slow start. On loss: halve (draft §2.3.4,
 //!   "as Reno").
@@ -29,7 +30,7 @@
 //!    as Kelly's virtual queue, marks the burst, not the standing load.)
 //! 4. No RTT-dependent α gain (draft §2.3.5's optional scaling of g): g stays 1/16.
 
-use crate::cc::dctcp::{dctcp_ssthresh, DctcpAlpha, PacketWindow, ALPHA_ONE};
+use crate::cc::dctcp::{dctcp_ssthresh, DctcpAlpha, PacketWindow};
 use crate::cc::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::trace::CamTrace;
 use crate::{Nanos, MS};
@@ -88,7 +89,7 @@ pub struct PragueCc {
 
 impl PragueCc {
     pub fn new(params: PragueParams) -> Self {
-        PragueCc { params, alpha: DctcpAlpha::new(params.shift_g, ALPHA_ONE), win: PacketWindow::default(), ai_credit: 0, pacing: None }
+        PragueCc { params, alpha: DctcpAlpha::prague(params.shift_g), win: PacketWindow::default(), ai_credit: 0, pacing: None }
     }
 
     /// Increase per round trip, in packets × `SCALE_ONE`: `min(1, (R/R_ref)²)`.
@@ -121,8 +122,13 @@ impl CongestionControl for PragueCc {
     }
 
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, ev: LossEvent) -> u32 {
-        self.ai_credit = 0;
-        dctcp_ssthresh(w, self.alpha.alpha, ev)
+        // An ECN reaction keeps the additive-increase credit (Linux Prague scales its
+        // fractional window, it does not zero it): zeroed at every once-per-RTT reaction, an
+        // increase of (R/R_ref)² < 1 packet per RTT never paid out and the window froze.
+        if ev != LossEvent::Ecn {
+            self.ai_credit = 0;
+        }
+        dctcp_ssthresh(w, &self.alpha, ev)
     }
 
     fn ect_on_retransmit(&self) -> bool {
