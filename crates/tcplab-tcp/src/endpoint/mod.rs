@@ -179,6 +179,32 @@ pub struct Endpoint {
     gate_open: bool,
     /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
     pacing: pacing::PacingClock,
+    /// Which of the hooks for modern TCP this endpoint calls (decided when it is built).
+    hooks: ModernHooks,
+}
+
+/// The hooks added for modern TCP (pacing rate, ACK event, app-limited mark, recovery pipe,
+/// the recovery's own timer) are virtual calls on every segment; a classic connection
+/// (Reno/NewReno/Vegas/scalable CC, no RACK) would pay them for no-ops, ~7 % of a NewReno
+/// dumbbell's instructions (issue 28). They are skipped when the parts are known to leave them
+/// at their defaults; parts supplied by a caller ([`Endpoint::with_parts`]) get every hook.
+#[derive(Clone, Copy, Debug)]
+struct ModernHooks {
+    /// The CC may override `pacing_rate`, `on_ack_event`, `on_app_limited`,
+    /// `on_ack_in_recovery` or `on_recovery_pipe`.
+    cc: bool,
+    /// The loss recovery may keep a timer of its own (`next_timer`/`on_timer`).
+    rec_timer: bool,
+}
+
+impl ModernHooks {
+    const ALL: ModernHooks = ModernHooks { cc: true, rec_timer: true };
+
+    fn of(cfg: &EndpointConfig) -> ModernHooks {
+        let kind = &cfg.variant;
+        let own_recovery = !kind.cc.owns_loss_recovery() && cfg.lite.is_none();
+        ModernHooks { cc: kind.cc.uses_modern_hooks(), rec_timer: own_recovery && kind.recovery.has_own_timer() }
+    }
 }
 
 impl Endpoint {
@@ -255,6 +281,7 @@ impl Endpoint {
             sack_in_n: 0,
             gate_open: false,
             pacing: pacing::PacingClock::default(),
+            hooks: ModernHooks::of(&cfg),
             cfg,
         }
     }
@@ -265,6 +292,7 @@ impl Endpoint {
         let mut e = Endpoint::new(cfg, iss);
         e.cc = cc;
         e.rec = rec;
+        e.hooks = ModernHooks::ALL;
         e
     }
 

@@ -150,6 +150,9 @@ impl Endpoint {
 
     /// Tell the CC the recovery's pipe after an ACK (BBR's packet conservation).
     pub(super) fn report_recovery_pipe(&mut self, delivered: u64) {
+        if !self.hooks.cc {
+            return;
+        }
         let g = self.send_gate();
         if let Some(pipe) = self.rec.pipe_now(&g) {
             self.cc.on_recovery_pipe(&mut self.w, pipe, delivered);
@@ -215,7 +218,7 @@ impl Endpoint {
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
         let mut len = avail.min(self.eff_mss as u64).min(usable);
-        if avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
+        if self.hooks.cc && avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
             // Less than a segment to send with room in the window: the application limits us.
             self.cc.on_app_limited();
         }

@@ -429,8 +429,12 @@ impl Simulation {
         }
         let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ecn, flow: if link.aqm { self.pool.get(id).flow_key() } else { 0 } };
         let verdict = link.queue.enqueue(now, a);
-        if let Some(avg) = link.queue.average_pkts() {
-            link.monitor.on_aqm_avg(now, avg);
+        // Only AQM queues keep an average or a sojourn of their own (`QueueDisc` docs): a
+        // DropTail link skips those virtual calls.
+        if link.aqm {
+            if let Some(avg) = link.queue.average_pkts() {
+                link.monitor.on_aqm_avg(now, avg);
+            }
         }
         match verdict {
             Ok(admit) => {
@@ -439,7 +443,7 @@ impl Simulation {
                     self.pool.get_mut(id).ecn = Ecn::Ce;
                 }
                 let link = &mut self.links[l as usize];
-                if link.queue.last_sojourn().is_none() {
+                if !link.aqm || link.queue.last_sojourn().is_none() {
                     link.monitor.on_enqueued(now);
                 }
                 if link.aqm {
@@ -534,7 +538,7 @@ impl Simulation {
             let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), next) } else { PacketTag::NONE };
             link.busy = Some((next, nsize));
             link.monitor.on_depart();
-            match link.queue.last_sojourn() {
+            match if link.aqm { link.queue.last_sojourn() } else { None } {
                 Some(d) => link.monitor.on_delay_of(now, d),
                 None => link.monitor.on_delay(now, true),
             }
@@ -553,6 +557,7 @@ impl Simulation {
         }
     }
 
+    #[inline]
     pub(crate) fn tx_done(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (id, size) = link.busy.take().expect("TxDone with idle link");
