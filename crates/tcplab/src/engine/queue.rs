@@ -32,9 +32,9 @@ struct Entry<E> {
     event: E,
 }
 
-const DIGIT_BITS: u32 = 4;
+const DIGIT_BITS: u32 = 6;
 const DIGITS: usize = 1 << DIGIT_BITS;
-const LEVELS: usize = 64 / DIGIT_BITS as usize;
+const LEVELS: usize = 64usize.div_ceil(DIGIT_BITS as usize);
 
 /// Bucket index `level * DIGITS + digit` of `time` relative to `last` (`time != last`).
 #[inline]
@@ -51,9 +51,9 @@ pub struct EventQueue<E> {
     now_head: usize,
     buckets: Vec<Vec<Entry<E>>>,
     /// Bit `L` set when some bucket of level `L` is non-empty.
-    levels_occupied: u16,
+    levels_occupied: u64,
     /// Per level, bit `d` set when bucket `(L, d)` is non-empty.
-    digits_occupied: [u16; LEVELS],
+    digits_occupied: [u64; LEVELS],
     len: usize,
     /// The smallest time pending (after `settle`), never more than any pending time.
     last: u64,
