@@ -160,7 +160,7 @@ impl Endpoint {
         } else {
             (0, seg.seq.wrapping_add(seg.seq_len()), Flags::RST | Flags::ACK)
         };
-        self.rst_pending = Some(Segment { seq, ack, flags, ..Default::default() });
+        self.rst_pending = Some(Box::new(Segment { seq, ack, flags, ..Default::default() }));
     }
 
     /// ACK processing (tcp_input.c "Ack processing"). Returns false if the segment is to be

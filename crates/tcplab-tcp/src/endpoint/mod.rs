@@ -136,7 +136,8 @@ pub struct Endpoint {
     log: SendLog,
     fine_srtt: Option<Nanos>,
     last_send: Option<Nanos>,
-    rst_pending: Option<Segment>,
+    /// Boxed: a RST is rare, and 76 bytes inline would be paid by every idle endpoint.
+    rst_pending: Option<Box<Segment>>,
     /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
     ecn_ack_pending: Option<Segment>,
 

@@ -60,7 +60,7 @@ impl Endpoint {
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
         if let Some(r) = self.rst_pending.take() {
             self.stats.segments_sent += 1;
-            return Some(r);
+            return Some(*r);
         }
         if let Some(a) = self.ecn_ack_pending.take() {
             // Built (and counted) when the CE state changed (RFC 8257 §3.2).
