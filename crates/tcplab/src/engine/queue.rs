@@ -169,8 +169,9 @@ impl<E: Copy> EventQueue<E> {
             self.levels_occupied &= !(1 << level);
         }
         let slot = level * DIGITS + digit;
-        if level == 0 {
-            // One time only: the bucket becomes the now-bucket (the empty one takes its place).
+        if level == 0 || self.buckets[slot].len() == 1 {
+            // One time only (a level-0 bucket, or a lone event — the usual case when events
+            // are sparse): the bucket becomes the now-bucket (the empty one takes its place).
             std::mem::swap(&mut self.now_bucket, &mut self.buckets[slot]);
             self.last = self.now_bucket[0].time;
             return;
