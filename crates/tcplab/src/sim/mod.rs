@@ -613,8 +613,10 @@ impl Simulation {
 
     /// Packet `id` is at node `node` (after any processing delay).
     fn at_node(&mut self, now: SimTime, node: u32, id: PacketId) {
-        let p = *self.pool.get(id);
-        if p.dst == node {
+        // Only a delivered packet is copied out of the pool (a transit hop reads two fields).
+        let (dst, ttl) = { let p = self.pool.get(id); (p.dst, p.ttl) };
+        if dst == node {
+            let p = *self.pool.get(id);
             self.conservation.delivered += 1;
             if let PacketKind::Raw = p.kind {
                 // A real datagram (emulation): the emulator writes it out (`crate::emu`).
@@ -632,7 +634,6 @@ impl Simulation {
             self.drop_at_node(id, DropReason::NoRoute);
             return;
         }
-        let ttl = p.ttl;
         if ttl <= 1 {
             self.drop_at_node(id, DropReason::Ttl);
             return;
