@@ -6,6 +6,7 @@
 //! the heap bytes live after building them; the inline size is `size_of::<TcpConn>()`.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use tcplab::engine::SimTime;
 use tcplab::sim::TcpConn;
@@ -47,11 +48,10 @@ fn config(variant: &str) -> EndpointConfig {
     cfg
 }
 
-/// A connection slot as `build::tcp` makes one, after the three-way handshake.
-fn idle_conn(cfg: &EndpointConfig, i: u32) -> TcpConn {
-    let mut rcfg = cfg.clone();
-    rcfg.close_on_peer_fin = true;
-    let mut ep = [Endpoint::new(cfg.clone(), 0), Endpoint::new(rcfg, 0x8000_0000)];
+/// A connection slot as `build::tcp` makes one (alike flows share their two configurations),
+/// after the three-way handshake.
+fn idle_conn(cfg: &[Arc<EndpointConfig>; 2], i: u32) -> TcpConn {
+    let mut ep = [Endpoint::new_shared(cfg[0].clone(), i as u64, 0), Endpoint::new_shared(cfg[1].clone(), i as u64, 0x8000_0000)];
     ep[1].listen();
     ep[0].connect(0);
     let mut now = 0;
@@ -64,7 +64,7 @@ fn idle_conn(cfg: &EndpointConfig, i: u32) -> TcpConn {
         }
     }
     assert!(ep[0].is_established() && ep[1].is_established(), "handshake");
-    TcpConn::bulk(format!("tcp{i}"), cfg.variant.name.clone(), 2 * i, 2 * i + 1, SimTime::ZERO, None, None, ep, false)
+    TcpConn::bulk(format!("tcp{i}"), cfg[0].variant.name.clone(), 2 * i, 2 * i + 1, SimTime::ZERO, None, None, ep, false)
 }
 
 fn main() {
@@ -72,6 +72,9 @@ fn main() {
     let n: usize = args.get(1).map_or(100_000, |s| s.parse().expect("N"));
     let variant = args.get(2).map_or("newreno", |s| s.as_str());
     let cfg = config(variant);
+    let mut rcfg = cfg.clone();
+    rcfg.close_on_peer_fin = true;
+    let cfg = [Arc::new(cfg), Arc::new(rcfg)];
     let (heap0, rss0) = (LIVE.load(Ordering::Relaxed), rss_kb());
     let mut conns: Vec<TcpConn> = Vec::with_capacity(n);
     for i in 0..n {
