@@ -200,12 +200,20 @@ impl<E: Copy> EventQueue<E> {
         if !self.settle() {
             return None;
         }
+        Some(self.pop_peeked())
+    }
+
+    /// [`EventQueue::pop`] right after a [`EventQueue::peek_time`] that returned `Some` (and no
+    /// schedule in between): the event loop's pop, without settling twice.
+    #[inline]
+    pub fn pop_peeked(&mut self) -> (SimTime, E) {
+        debug_assert!(self.now_head < self.now_bucket.len(), "pop_peeked without a peek");
         let e = self.now_bucket[self.now_head];
         self.now_head += 1;
         self.len -= 1;
         self.now = SimTime(e.time);
         self.popped += 1;
-        Some((self.now, e.event))
+        (self.now, e.event)
     }
 }
 

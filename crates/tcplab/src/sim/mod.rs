@@ -264,7 +264,7 @@ impl Simulation {
                 return None;
             }
             budget -= 1;
-            let (now, ev) = self.events.pop().expect("peeked");
+            let (now, ev) = self.events.pop_peeked();
             match ev {
                 Event::TxDone(l) => self.tx_done(now, l),
                 Event::Arrive(l) => self.arrive(now, l),
