@@ -327,7 +327,7 @@ impl Endpoint {
                 self.stats.dsacks_received += 1;
             }
         }
-        if self.cfg.trace {
+        if self.trace.is_some() {
             for i in 0..self.sack_in_n {
                 let (a, b) = self.sack_in[i];
                 self.record(now, TraceKind::Sack, a, (b - a).min(u32::MAX as u64) as u32);

@@ -492,11 +492,16 @@ impl Endpoint {
         }
     }
 
+    /// A trace row (traced endpoints only: `trace` is `Some` exactly when `cfg.trace`).
     #[inline]
     fn record(&mut self, now: Nanos, kind: TraceKind, seq: u64, len: u32) {
-        if !self.cfg.trace {
-            return;
+        if self.trace.is_some() {
+            self.record_row(now, kind, seq, len);
         }
+    }
+
+    #[cold]
+    fn record_row(&mut self, now: Nanos, kind: TraceKind, seq: u64, len: u32) {
         let r = Row {
             t: now,
             kind,

@@ -203,7 +203,7 @@ impl Endpoint {
         self.ecn.decorate(&mut seg, false);
         self.stats.acks_sent += 1;
         self.after_send(now, &seg);
-        if self.cfg.trace {
+        if self.trace.is_some() {
             let r = self.rcv_nxt;
             self.record(now, TraceKind::AckSent, r, 0);
         }

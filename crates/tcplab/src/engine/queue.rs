@@ -59,7 +59,18 @@ pub struct EventQueue<E> {
     last: u64,
     now: SimTime,
     popped: u64,
+    /// The largest bucket capacity grown to so far (at most [`GROWTH_HINT_CAP`]): a bucket
+    /// that must grow goes at least this far at once (see [`EventQueue::grow`]).
+    grown_to: usize,
+    /// Emptied bucket buffers, handed to the next bucket that fills (see [`EventQueue::grow`]).
+    spare: Vec<Vec<Entry<E>>>,
 }
+
+/// Limit of the shared growth hint, in entries (1.5 KB per bucket).
+const GROWTH_HINT_CAP: usize = 64;
+/// From this level up (a digit spans 16.7 ms at level 3) a bucket is reused too rarely to
+/// keep its own buffer: an emptied one goes to the spare pool instead.
+const SPARE_LEVEL: usize = 3;
 
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
@@ -79,6 +90,8 @@ impl<E: Copy> EventQueue<E> {
             last: 0,
             now: SimTime::ZERO,
             popped: 0,
+            grown_to: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -110,8 +123,33 @@ impl<E: Copy> EventQueue<E> {
             let level = slot / DIGITS;
             self.levels_occupied |= 1 << level;
             self.digits_occupied[level] |= 1 << (slot % DIGITS);
-            self.buckets[slot].push(e);
+            let bucket = &mut self.buckets[slot];
+            if bucket.len() == bucket.capacity() {
+                Self::grow(bucket, &mut self.spare, &mut self.grown_to);
+            }
+            bucket.push(e);
         }
+    }
+
+    /// Make room in a full bucket. There are many buckets (64 per level) and the high levels'
+    /// are each used for the first time late in a run (a level-5 digit spans 1.07 s), so their
+    /// buffers circulate: an emptied bucket of level [`SPARE_LEVEL`] or more gives its buffer to
+    /// `spare`, and a bucket without one takes it from there. A buffer that must still grow goes at once to the largest capacity
+    /// any needed (up to a cap). A steady-state run then allocates nothing here.
+    #[cold]
+    #[inline(never)]
+    fn grow(bucket: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>, grown_to: &mut usize) {
+        if bucket.capacity() == 0 {
+            if let Some(buffer) = spare.pop() {
+                *bucket = buffer;
+                if bucket.capacity() > 0 {
+                    return;
+                }
+            }
+        }
+        let want = (bucket.capacity() * 2).max(*grown_to).max(4);
+        bucket.reserve_exact(want - bucket.len());
+        *grown_to = (*grown_to).max(bucket.capacity()).min(GROWTH_HINT_CAP);
     }
 
     /// Schedule `event` at absolute time `at`. Panics in debug builds if `at` is in the past.
@@ -171,8 +209,14 @@ impl<E: Copy> EventQueue<E> {
         let slot = level * DIGITS + digit;
         if level == 0 || self.buckets[slot].len() == 1 {
             // One time only (a level-0 bucket, or a lone event — the usual case when events
-            // are sparse): the bucket becomes the now-bucket (the empty one takes its place).
-            std::mem::swap(&mut self.now_bucket, &mut self.buckets[slot]);
+            // are sparse): copied whole into the now-bucket. (Not swapped: a swap hands the
+            // buffers round, and one that lands where more is needed grows — an allocation.)
+            let bucket = &mut self.buckets[slot];
+            self.now_bucket.extend_from_slice(bucket);
+            bucket.clear();
+            if level >= SPARE_LEVEL {
+                self.spare.push(std::mem::take(bucket));
+            }
             self.last = self.now_bucket[0].time;
             return;
         }
@@ -182,7 +226,11 @@ impl<E: Copy> EventQueue<E> {
             self.put(e);
         }
         spill.clear();
-        self.buckets[slot] = spill; // keep the capacity
+        if level >= SPARE_LEVEL {
+            self.spare.push(spill); // its capacity serves the next high bucket that fills
+        } else {
+            self.buckets[slot] = spill; // keep the capacity: this bucket is used again soon
+        }
     }
 
     /// Time of the next pending event, if any.
