@@ -79,6 +79,14 @@ impl CcKind {
         matches!(self, CcKind::Vegas(_))
     }
 
+    /// Whether the controller may override the hooks added for modern TCP (`pacing_rate`,
+    /// `on_ack_event`, `on_app_limited`, `on_ack_in_recovery`, `on_recovery_pipe`). False only
+    /// for the classic window CCs, which keep the no-op defaults: their endpoints skip the calls
+    /// (issue 28). A new algorithm gets the hooks unless it is added here.
+    pub fn uses_modern_hooks(&self) -> bool {
+        !matches!(self, CcKind::Reno { .. } | CcKind::Vegas(_) | CcKind::Scalable(_))
+    }
+
     /// The `params` keys this algorithm takes.
     pub fn param_names(&self) -> &'static [&'static str] {
         match self {

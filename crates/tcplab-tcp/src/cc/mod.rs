@@ -255,6 +255,30 @@ mod tests {
         assert_eq!(build(CcKind::Reno { extra_eighth: false, halve_flight: false }, 1).name(), "reno");
     }
 
+    /// The endpoint skips the modern hooks for `!uses_modern_hooks()` kinds (issue 28): those
+    /// must be exactly the classic window CCs, whose hooks are the trait's no-ops, and every
+    /// newer algorithm must keep them.
+    #[test]
+    fn only_classic_window_ccs_skip_the_modern_hooks() {
+        let classic = [CcKind::BSD_RENO, CcKind::RFC5681_RENO, CcKind::Vegas(VegasParams::default()), CcKind::Scalable(ScalableParams::default())];
+        for kind in classic {
+            assert!(!kind.uses_modern_hooks(), "{}", kind.name());
+            let cc = build(kind, 1);
+            assert_eq!(cc.pacing_rate(), None, "{}", kind.name());
+            assert!(!cc.ect_on_retransmit(), "{}", kind.name());
+        }
+        let modern = [CcKind::Cubic(CubicParams::default()), CcKind::Dctcp(DctcpParams::default()), CcKind::Prague(PragueParams::default()), CcKind::Bbr(BbrParams::default())];
+        for kind in modern {
+            assert!(kind.uses_modern_hooks(), "{}", kind.name());
+        }
+        use crate::recovery::RecoveryKind as R;
+        for kind in [R::Tahoe, R::Reno, R::NewReno, R::Sack1, R::Rfc6675, R::Prr, R::CcOwned] {
+            assert!(!kind.has_own_timer(), "{}", kind.name());
+            assert_eq!(kind.build().next_timer(), None, "{}", kind.name());
+        }
+        assert!(R::Rack.has_own_timer() && R::RackPrr.has_own_timer());
+    }
+
     #[test]
     fn window_based_ccs_keep_no_real_window_pacing_or_timer() {
         // The trait's defaults: not paced, no CC deadline, no real-valued window. Reno and

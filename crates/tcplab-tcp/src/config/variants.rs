@@ -314,7 +314,12 @@ impl EndpointConfig {
     /// handling (Vegas) gets the pass-through recovery whatever `variant.recovery` says; a Lite
     /// variant's Reno takes BSD's deflation test from its switches.
     pub fn build_parts(&self) -> (Box<dyn CongestionControl>, Box<dyn LossRecovery>) {
-        let cc = self.variant.cc.build(self.pacing_seed);
+        self.build_parts_seeded(self.pacing_seed)
+    }
+
+    /// [`EndpointConfig::build_parts`] with the CC seeded by `pacing_seed` (a shared config).
+    pub fn build_parts_seeded(&self, pacing_seed: u64) -> (Box<dyn CongestionControl>, Box<dyn LossRecovery>) {
+        let cc = self.variant.cc.build(pacing_seed);
         let rec = if self.variant.cc.owns_loss_recovery() {
             RecoveryKind::CcOwned.build()
         } else if let Some(fixes) = self.lite.as_ref() {

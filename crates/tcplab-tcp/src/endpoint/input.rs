@@ -160,7 +160,7 @@ impl Endpoint {
         } else {
             (0, seg.seq.wrapping_add(seg.seq_len()), Flags::RST | Flags::ACK)
         };
-        self.rst_pending = Some(Segment { seq, ack, flags, ..Default::default() });
+        self.rst_pending = Some(Box::new(Segment { seq, ack, flags, ..Default::default() }));
     }
 
     /// ACK processing (tcp_input.c "Ack processing"). Returns false if the segment is to be
@@ -175,7 +175,7 @@ impl Endpoint {
             return false;
         }
         self.take_sack_blocks(now, seg, ack);
-        if ack > self.snd_una {
+        if self.hooks.cc && ack > self.snd_una {
             // Every ACK that advances snd_una, before the ECN reaction (Linux `in_ack_event`).
             let bytes = (self.data_acked(ack) - self.data_acked(self.snd_una)).min(u32::MAX as u64) as u32;
             let ece = self.ecn.ok && seg.flags.contains(Flags::ECE);
@@ -334,7 +334,7 @@ impl Endpoint {
                 self.stats.dsacks_received += 1;
             }
         }
-        if self.cfg.trace {
+        if self.trace.is_some() {
             for i in 0..self.sack_in_n {
                 let (a, b) = self.sack_in[i];
                 self.record(now, TraceKind::Sack, a, (b - a).min(u32::MAX as u64) as u32);
@@ -496,7 +496,7 @@ impl Endpoint {
                 // Planted fault (crate::faults): the congestion-avoidance increase, twice.
                 self.w.cwnd = self.w.cwnd.saturating_add(self.w.cwnd - before).min(self.w.max_cwnd.max(before));
             }
-        } else {
+        } else if self.hooks.cc {
             let view = sender_view!(self, now, 0);
             self.cc.on_ack_in_recovery(&mut self.w, &sample, &view);
             self.report_recovery_pipe(newly_data);

@@ -33,6 +33,7 @@ use crate::rto::RetransmitTimer;
 use crate::sendlog::SendLog;
 use crate::trace::{Row, Trace, TraceKind};
 use crate::{ConnStats, Nanos, Segment, MS};
+use std::sync::Arc;
 
 /// RFC 793 connection states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -103,7 +104,8 @@ mod timers;
 /// A sans-IO TCP endpoint. See the crate documentation.
 #[derive(Debug)]
 pub struct Endpoint {
-    cfg: EndpointConfig,
+    /// Shared between endpoints built from one configuration (192 bytes each otherwise; issue 28).
+    cfg: Arc<EndpointConfig>,
     state: TcpState,
     iss: u32,
     irs: u32,
@@ -136,7 +138,8 @@ pub struct Endpoint {
     log: SendLog,
     fine_srtt: Option<Nanos>,
     last_send: Option<Nanos>,
-    rst_pending: Option<Segment>,
+    /// Boxed: a RST is rare, and 76 bytes inline would be paid by every idle endpoint.
+    rst_pending: Option<Box<Segment>>,
     /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
     ecn_ack_pending: Option<Segment>,
 
@@ -179,11 +182,45 @@ pub struct Endpoint {
     gate_open: bool,
     /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
     pacing: pacing::PacingClock,
+    /// Which of the hooks for modern TCP this endpoint calls (decided when it is built).
+    hooks: ModernHooks,
+}
+
+/// The hooks added for modern TCP (pacing rate, ACK event, app-limited mark, recovery pipe,
+/// the recovery's own timer) are virtual calls on every segment; a classic connection
+/// (Reno/NewReno/Vegas/scalable CC, no RACK) would pay them for no-ops, ~7 % of a NewReno
+/// dumbbell's instructions (issue 28). They are skipped when the parts are known to leave them
+/// at their defaults; parts supplied by a caller ([`Endpoint::with_parts`]) get every hook.
+#[derive(Clone, Copy, Debug)]
+struct ModernHooks {
+    /// The CC may override `pacing_rate`, `on_ack_event`, `on_app_limited`,
+    /// `on_ack_in_recovery` or `on_recovery_pipe`.
+    cc: bool,
+    /// The loss recovery may keep a timer of its own (`next_timer`/`on_timer`).
+    rec_timer: bool,
+}
+
+impl ModernHooks {
+    const ALL: ModernHooks = ModernHooks { cc: true, rec_timer: true };
+
+    fn of(cfg: &EndpointConfig) -> ModernHooks {
+        let kind = &cfg.variant;
+        let own_recovery = !kind.cc.owns_loss_recovery() && cfg.lite.is_none();
+        ModernHooks { cc: kind.cc.uses_modern_hooks(), rec_timer: own_recovery && kind.recovery.has_own_timer() }
+    }
 }
 
 impl Endpoint {
     /// A closed endpoint with initial send sequence `iss`.
     pub fn new(cfg: EndpointConfig, iss: u32) -> Self {
+        let seed = cfg.pacing_seed;
+        Endpoint::new_shared(Arc::new(cfg), seed, iss)
+    }
+
+    /// Like [`Endpoint::new`] with a configuration shared with other endpoints (a builder that
+    /// makes many alike keeps one copy); `pacing_seed` seeds this endpoint's congestion control
+    /// in place of `cfg.pacing_seed`.
+    pub fn new_shared(cfg: Arc<EndpointConfig>, pacing_seed: u64, iss: u32) -> Self {
         let mut rcv_scale = 0u8;
         if cfg.window_scaling {
             while rcv_scale < 14 && (TCP_MAXWIN << rcv_scale) < cfg.recv_buffer {
@@ -197,7 +234,7 @@ impl Endpoint {
             mss: eff,
             max_cwnd: TCP_MAXWIN,
         };
-        let (cc, rec) = cfg.build_parts();
+        let (cc, rec) = cfg.build_parts_seeded(pacing_seed);
         Endpoint {
             timer: RetransmitTimer::for_config(&cfg),
             cc,
@@ -255,6 +292,7 @@ impl Endpoint {
             sack_in_n: 0,
             gate_open: false,
             pacing: pacing::PacingClock::default(),
+            hooks: ModernHooks::of(&cfg),
             cfg,
         }
     }
@@ -265,6 +303,7 @@ impl Endpoint {
         let mut e = Endpoint::new(cfg, iss);
         e.cc = cc;
         e.rec = rec;
+        e.hooks = ModernHooks::ALL;
         e
     }
 
@@ -453,11 +492,16 @@ impl Endpoint {
         }
     }
 
+    /// A trace row (traced endpoints only: `trace` is `Some` exactly when `cfg.trace`).
     #[inline]
     fn record(&mut self, now: Nanos, kind: TraceKind, seq: u64, len: u32) {
-        if !self.cfg.trace {
-            return;
+        if self.trace.is_some() {
+            self.record_row(now, kind, seq, len);
         }
+    }
+
+    #[cold]
+    fn record_row(&mut self, now: Nanos, kind: TraceKind, seq: u64, len: u32) {
         let r = Row {
             t: now,
             kind,

@@ -60,11 +60,12 @@ impl Endpoint {
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
         if let Some(r) = self.rst_pending.take() {
             self.stats.segments_sent += 1;
-            return Some(r);
+            return Some(*r);
         }
-        if let Some(a) = self.ecn_ack_pending.take() {
-            // Built (and counted) when the CE state changed (RFC 8257 §3.2).
-            return Some(a);
+        if self.ecn_ack_pending.is_some() {
+            // Built (and counted) when the CE state changed (RFC 8257 §3.2). (Tested first:
+            // `take` alone moves the whole 76-byte option on every poll.)
+            return self.ecn_ack_pending.take();
         }
         match self.state {
             TcpState::Closed | TcpState::Listen => return None,
@@ -150,6 +151,9 @@ impl Endpoint {
 
     /// Tell the CC the recovery's pipe after an ACK (BBR's packet conservation).
     pub(super) fn report_recovery_pipe(&mut self, delivered: u64) {
+        if !self.hooks.cc {
+            return;
+        }
         let g = self.send_gate();
         if let Some(pipe) = self.rec.pipe_now(&g) {
             self.cc.on_recovery_pipe(&mut self.w, pipe, delivered);
@@ -199,7 +203,7 @@ impl Endpoint {
         self.ecn.decorate(&mut seg, false);
         self.stats.acks_sent += 1;
         self.after_send(now, &seg);
-        if self.cfg.trace {
+        if self.trace.is_some() {
             let r = self.rcv_nxt;
             self.record(now, TraceKind::AckSent, r, 0);
         }
@@ -215,7 +219,7 @@ impl Endpoint {
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
         let mut len = avail.min(self.eff_mss as u64).min(usable);
-        if avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
+        if self.hooks.cc && avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
             // Less than a segment to send with room in the window: the application limits us.
             self.cc.on_app_limited();
         }

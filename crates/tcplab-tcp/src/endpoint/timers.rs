@@ -22,7 +22,9 @@ impl Endpoint {
         m(self.ack.delack_deadline);
         m(self.tw_deadline);
         m(self.read_wake);
-        m(self.rec.next_timer());
+        if self.hooks.rec_timer {
+            m(self.rec.next_timer());
+        }
         if self.is_established() {
             m(self.cc.next_timer());
             m(self.pacing_deadline());
@@ -46,7 +48,7 @@ impl Endpoint {
             self.cc.on_timer(now, &mut self.w);
             self.note_cwnd();
         }
-        if self.rec.next_timer().is_some_and(|d| d <= now) {
+        if self.hooks.rec_timer && self.rec.next_timer().is_some_and(|d| d <= now) {
             // The recovery's own timer (RACK's reorder timer): no ACK, so no SACK blocks.
             self.sack_in_n = 0;
             let out = {

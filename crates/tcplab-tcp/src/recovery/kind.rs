@@ -59,6 +59,12 @@ impl RecoveryKind {
         }
     }
 
+    /// Whether the module may keep a timer of its own (RACK's reorder timer and TLP); the
+    /// others keep `next_timer`'s `None` and their endpoints skip asking (issue 28).
+    pub fn has_own_timer(&self) -> bool {
+        !matches!(self, RecoveryKind::Tahoe | RecoveryKind::Reno | RecoveryKind::NewReno | RecoveryKind::Sack1 | RecoveryKind::Rfc6675 | RecoveryKind::Prr | RecoveryKind::CcOwned)
+    }
+
     /// The SACK recoveries: the handshake offers SACK-permitted.
     pub fn uses_sack(&self) -> bool {
         matches!(self, RecoveryKind::Sack1 | RecoveryKind::Rfc6675 | RecoveryKind::Prr | RecoveryKind::Rack | RecoveryKind::RackPrr)

@@ -3,6 +3,7 @@
 //! drops of the links, which name these flows.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tcplab_tcp::rto::fine::MAX_RTO;
 use tcplab_tcp::{AckPolicy, EndpointConfig, TimerModel};
@@ -28,6 +29,7 @@ pub(super) fn flows<'a>(
     flow_names: &mut HashMap<&'a str, String>,
 ) -> Result<Vec<TcpConn>, ScenarioError> {
     let mut tcp = Vec::with_capacity(sc.tcp.len());
+    let mut configs = SharedConfigs::default();
     for (i, t) in sc.tcp.iter().enumerate() {
         let f = |k: &str| format!("tcp[{i}].{k}");
         check_name(ctx, f("name"), &t.name)?;
@@ -66,12 +68,14 @@ pub(super) fn flows<'a>(
             _ => return Err(ctx.err(f("bytes"), "give exactly one of `bytes` (e.g. \"1MB\") or `duration` (e.g. \"10s\")")),
         };
         let bsd = sim::is_bsd(&cfg.timer_model);
+        // The seed goes to the endpoints' CCs directly, so alike flows share one config.
+        let seed = std::mem::take(&mut cfg.pacing_seed);
         let mut rcfg = cfg.clone();
         rcfg.close_on_peer_fin = true;
         // Fixed initial sequence numbers keep runs comparable across variants; the receiver's
         // sits half-way round the 32-bit space (wrap-around is covered by tcplab-tcp's tests).
-        let sender = tcplab_tcp::Endpoint::new(cfg, 0);
-        let mut receiver = tcplab_tcp::Endpoint::new(rcfg, 0x8000_0000);
+        let sender = tcplab_tcp::Endpoint::new_shared(configs.get(cfg), seed, 0);
+        let mut receiver = tcplab_tcp::Endpoint::new_shared(configs.get(rcfg), seed, 0x8000_0000);
         if let Some(r) = t.read_rate {
             receiver.set_read_rate(Some(r.0 / 8.0));
         }
@@ -88,6 +92,23 @@ pub(super) fn flows<'a>(
         ));
     }
     Ok(tcp)
+}
+
+/// The distinct endpoint configurations of a scenario's flows, each kept once (192 bytes per
+/// endpoint otherwise: issue 28's idle-connection memory). Flows usually come in runs of alike
+/// ones, so only the most recent few are compared.
+#[derive(Default)]
+struct SharedConfigs(Vec<Arc<EndpointConfig>>);
+
+impl SharedConfigs {
+    fn get(&mut self, cfg: EndpointConfig) -> Arc<EndpointConfig> {
+        if let Some(c) = self.0.iter().rev().take(8).find(|c| ***c == cfg) {
+            return c.clone();
+        }
+        let c = Arc::new(cfg);
+        self.0.push(c.clone());
+        c
+    }
 }
 
 /// Scripted drops name TCP flows: resolve them now that the flows exist.

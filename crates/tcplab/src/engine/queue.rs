@@ -1,77 +1,97 @@
-//! The event calendar: a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990, "Faster algorithms
-//! for the shortest path problem") keyed by time, with FIFO order among equal times.
+//! The event calendar: a multi-level radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990, "Faster
+//! algorithms for the shortest path problem", with the radix of a hierarchical timing wheel)
+//! keyed by time, with FIFO order among equal times.
 //!
 //! * Order: a discrete-event simulation only ever schedules at or after the current time, so the
-//!   times popped never decrease — the monotone case a radix heap is made for. Bucket `b` holds
-//!   the events whose time's highest bit differing from the last settled time is bit `b - 1`;
-//!   settling empties the lowest non-empty bucket into lower ones around its minimum. Each event
-//!   moves down a few buckets at most, through contiguous vectors, instead of sifting through a
-//!   binary heap whose depth grows with the number of pending events (issue 13: the cost per
-//!   event should not grow with the flow count).
-//! * FIFO ties: `seq` is a global insertion counter. Bucket 0 holds exactly the events at the
-//!   settled time, kept in `seq` order (sorted when a settle fills it — usually one or two
-//!   events — and appended to by schedules at that time, whose `seq` is always the largest), so
-//!   two events at the same instant fire in the order they were scheduled. The key is the time
-//!   alone: with `seq` in the key (a 128-bit `(time, seq)`) equal-time events spread over the
-//!   low 64 bit levels and moved down through them, and 128-bit shifts cost twice; this layout
-//!   pops the same order with ~40 % fewer instructions per event. The pop order is exactly that
-//!   of a binary heap on `(time, seq)` (tested against one over 10⁶ random operations).
+//!   times popped never decrease — the monotone case a radix heap is made for. Times are read in
+//!   4-bit digits: an event whose time's highest digit differing from the last settled time
+//!   `last` is digit `L` waits in bucket `(L, its digit L)`; settling empties the lowest
+//!   non-empty bucket into lower levels around its minimum (a level-0 bucket holds one time and
+//!   becomes the now-bucket whole). An event moves down at most one level per move, through
+//!   contiguous vectors, so a delay of 2^20 ns costs at most five moves (a binary radix heap's
+//!   buckets took up to twenty, ~190 instructions per event on the 16-flow dumbbell; issue 28),
+//!   and no move depends on the number of events pending (issue 13).
+//! * Buckets stay valid when `last` moves: `last` only moves to the minimum of the lowest
+//!   non-empty bucket, which shares every digit above that bucket's level with the old `last`,
+//!   so any other event's highest differing digit (and its value) is unchanged.
+//! * FIFO ties without a sequence number: all pending events of one time sit in the same bucket
+//!   (the bucket is a function of the time and `last`, and a settle moves a whole bucket in
+//!   order), so appending keeps them in scheduling order. The pop order is exactly that of a
+//!   binary heap on `(time, insertion number)` (tested against one over 10⁶ random operations).
 //! * Cancellation without scanning: a component that may reschedule keeps a [`Timer`] — a
 //!   generation counter. Scheduling bumps the generation and stores it in the event; when the
 //!   event pops with a stale generation it is skipped. Nothing is searched or removed.
 //! * No allocation per event: events are small `Copy` values stored inline in the buckets'
 //!   vectors, which keep their capacity, so after the first seconds of a run nothing grows.
 
-use std::collections::VecDeque;
-
 use super::time::SimTime;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
-    seq: u64,
     event: E,
 }
 
-/// Buckets 1..=64 (index 0 unused: bucket 0 is [`EventQueue::now_bucket`]).
-const BUCKETS: usize = 65;
+const DIGIT_BITS: u32 = 6;
+const DIGITS: usize = 1 << DIGIT_BITS;
+const LEVELS: usize = 64usize.div_ceil(DIGIT_BITS as usize);
 
-/// 0 when `time == last`, else one more than the index of the highest differing bit.
+/// Bucket index `level * DIGITS + digit` of `time` relative to `last` (`time != last`).
 #[inline]
-fn bucket_of(time: u64, last: u64) -> usize {
-    (64 - (time ^ last).leading_zeros()) as usize
+fn slot_of(time: u64, last: u64) -> usize {
+    let highest = 63 - (time ^ last).leading_zeros();
+    let level = highest / DIGIT_BITS;
+    let digit = (time >> (level * DIGIT_BITS)) as usize & (DIGITS - 1);
+    level as usize * DIGITS + digit
 }
 
 pub struct EventQueue<E> {
-    /// Events at time `last`, in `seq` order.
-    now_bucket: VecDeque<Entry<E>>,
+    /// Events at time `last`, in scheduling order, popped from `now_head` on.
+    now_bucket: Vec<Entry<E>>,
+    now_head: usize,
     buckets: Vec<Vec<Entry<E>>>,
-    /// Bit b - 1 set when bucket b (1..=64) is non-empty.
-    occupied: u64,
+    /// Bit `L` set when some bucket of level `L` is non-empty.
+    levels_occupied: u64,
+    /// Per level, bit `d` set when bucket `(L, d)` is non-empty.
+    digits_occupied: [u64; LEVELS],
     len: usize,
     /// The smallest time pending (after `settle`), never more than any pending time.
     last: u64,
-    next_seq: u64,
     now: SimTime,
     popped: u64,
+    /// The largest bucket capacity grown to so far (at most [`GROWTH_HINT_CAP`]): a bucket
+    /// that must grow goes at least this far at once (see [`EventQueue::grow`]).
+    grown_to: usize,
+    /// Emptied bucket buffers, handed to the next bucket that fills (see [`EventQueue::grow`]).
+    spare: Vec<Vec<Entry<E>>>,
 }
 
-impl<E> Default for EventQueue<E> {
+/// Limit of the shared growth hint, in entries (1.5 KB per bucket).
+const GROWTH_HINT_CAP: usize = 64;
+/// From this level up (a digit spans 16.7 ms at level 3) a bucket is reused too rarely to
+/// keep its own buffer: an emptied one goes to the spare pool instead.
+const SPARE_LEVEL: usize = 3;
+
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            now_bucket: VecDeque::new(),
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            occupied: 0,
+            now_bucket: Vec::new(),
+            now_head: 0,
+            buckets: (0..LEVELS * DIGITS).map(|_| Vec::new()).collect(),
+            levels_occupied: 0,
+            digits_occupied: [0; LEVELS],
             len: 0,
             last: 0,
-            next_seq: 0,
             now: SimTime::ZERO,
             popped: 0,
+            grown_to: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -93,76 +113,124 @@ impl<E> EventQueue<E> {
         self.len == 0
     }
 
-    /// File `e` by its time. An event at time `last` is appended to the now-bucket, which is
-    /// in `seq` order only if `e` is newer than all there — true for a fresh schedule; a settle
-    /// or re-base that files several sorts the now-bucket afterwards.
-    #[inline]
+    /// File `e` by its time (appended: see the FIFO note in the module header).
+    #[inline(always)]
     fn put(&mut self, e: Entry<E>) {
-        let b = bucket_of(e.time, self.last);
-        if b == 0 {
-            self.now_bucket.push_back(e);
+        if e.time == self.last {
+            self.now_bucket.push(e);
         } else {
-            self.occupied |= 1u64 << (b - 1);
-            self.buckets[b].push(e);
+            let slot = slot_of(e.time, self.last);
+            let level = slot / DIGITS;
+            self.levels_occupied |= 1 << level;
+            self.digits_occupied[level] |= 1 << (slot % DIGITS);
+            let bucket = &mut self.buckets[slot];
+            if bucket.len() == bucket.capacity() {
+                Self::grow(bucket, &mut self.spare, &mut self.grown_to);
+            }
+            bucket.push(e);
         }
     }
 
+    /// Make room in a full bucket. There are many buckets (64 per level) and the high levels'
+    /// are each used for the first time late in a run (a level-5 digit spans 1.07 s), so their
+    /// buffers circulate: an emptied bucket of level [`SPARE_LEVEL`] or more gives its buffer to
+    /// `spare`, and a bucket without one takes it from there. A buffer that must still grow goes at once to the largest capacity
+    /// any needed (up to a cap). A steady-state run then allocates nothing here.
+    #[cold]
+    #[inline(never)]
+    fn grow(bucket: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>, grown_to: &mut usize) {
+        if bucket.capacity() == 0 {
+            if let Some(buffer) = spare.pop() {
+                *bucket = buffer;
+                if bucket.capacity() > 0 {
+                    return;
+                }
+            }
+        }
+        let want = (bucket.capacity() * 2).max(*grown_to).max(4);
+        bucket.reserve_exact(want - bucket.len());
+        *grown_to = (*grown_to).max(bucket.capacity()).min(GROWTH_HINT_CAP);
+    }
+
     /// Schedule `event` at absolute time `at`. Panics in debug builds if `at` is in the past.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
-        let seq = self.next_seq;
-        self.next_seq += 1;
         if at.0 < self.last {
             // Only after a `peek` that settled on a later event: re-base on the new minimum.
             self.rebase(at.0);
         }
         self.len += 1;
-        self.put(Entry { time: at.0, seq, event });
+        self.put(Entry { time: at.0, event });
     }
 
-    /// Make `time` the base (rare, O(pending)).
+    /// Make `time` the base (rare, O(pending)). Pending events are re-filed in an order that
+    /// keeps each time's events together and in scheduling order.
     #[cold]
     fn rebase(&mut self, time: u64) {
         let mut all: Vec<Entry<E>> = Vec::with_capacity(self.len);
-        all.extend(self.now_bucket.drain(..));
+        all.extend_from_slice(&self.now_bucket[self.now_head..]);
+        self.now_bucket.clear();
+        self.now_head = 0;
         for b in &mut self.buckets {
             all.append(b);
         }
-        self.occupied = 0;
+        self.levels_occupied = 0;
+        self.digits_occupied = [0; LEVELS];
         self.last = time;
         for e in all {
             self.put(e);
-        }
-        self.sort_now_bucket();
-    }
-
-    #[inline]
-    fn sort_now_bucket(&mut self) {
-        if self.now_bucket.len() > 1 {
-            self.now_bucket.make_contiguous().sort_unstable_by_key(|e| e.seq);
         }
     }
 
     /// Bring the minimum into the now-bucket (false if empty).
     #[inline]
     fn settle(&mut self) -> bool {
-        if !self.now_bucket.is_empty() {
+        if self.now_head < self.now_bucket.len() {
             return true;
         }
-        if self.occupied == 0 {
+        if self.levels_occupied == 0 {
             return false;
         }
-        let b = self.occupied.trailing_zeros() as usize + 1;
-        self.occupied &= !(1u64 << (b - 1));
-        let mut spill = std::mem::take(&mut self.buckets[b]);
+        self.settle_slow();
+        true
+    }
+
+    /// The now-bucket is used up: refill it from the lowest non-empty bucket.
+    fn settle_slow(&mut self) {
+        self.now_bucket.clear();
+        self.now_head = 0;
+        let level = self.levels_occupied.trailing_zeros() as usize;
+        let digit = self.digits_occupied[level].trailing_zeros() as usize;
+        self.digits_occupied[level] &= !(1 << digit);
+        if self.digits_occupied[level] == 0 {
+            self.levels_occupied &= !(1 << level);
+        }
+        let slot = level * DIGITS + digit;
+        if level == 0 || self.buckets[slot].len() == 1 {
+            // One time only (a level-0 bucket, or a lone event — the usual case when events
+            // are sparse): copied whole into the now-bucket. (Not swapped: a swap hands the
+            // buffers round, and one that lands where more is needed grows — an allocation.)
+            let bucket = &mut self.buckets[slot];
+            self.now_bucket.extend_from_slice(bucket);
+            bucket.clear();
+            if level >= SPARE_LEVEL {
+                self.spare.push(std::mem::take(bucket));
+            }
+            self.last = self.now_bucket[0].time;
+            return;
+        }
+        let mut spill = std::mem::take(&mut self.buckets[slot]);
         self.last = spill.iter().map(|e| e.time).min().expect("occupied bucket");
-        for e in spill.drain(..) {
+        for &e in &spill {
             self.put(e);
         }
-        self.buckets[b] = spill; // keep the capacity
-        self.sort_now_bucket();
-        true
+        spill.clear();
+        if level >= SPARE_LEVEL {
+            self.spare.push(spill); // its capacity serves the next high bucket that fills
+        } else {
+            self.buckets[slot] = spill; // keep the capacity: this bucket is used again soon
+        }
     }
 
     /// Time of the next pending event, if any.
@@ -180,11 +248,20 @@ impl<E> EventQueue<E> {
         if !self.settle() {
             return None;
         }
-        let e = self.now_bucket.pop_front().expect("settled");
+        Some(self.pop_peeked())
+    }
+
+    /// [`EventQueue::pop`] right after a [`EventQueue::peek_time`] that returned `Some` (and no
+    /// schedule in between): the event loop's pop, without settling twice.
+    #[inline]
+    pub fn pop_peeked(&mut self) -> (SimTime, E) {
+        debug_assert!(self.now_head < self.now_bucket.len(), "pop_peeked without a peek");
+        let e = self.now_bucket[self.now_head];
+        self.now_head += 1;
         self.len -= 1;
         self.now = SimTime(e.time);
         self.popped += 1;
-        Some((self.now, e.event))
+        (self.now, e.event)
     }
 }
 

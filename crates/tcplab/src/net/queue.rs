@@ -63,6 +63,7 @@ pub trait QueueDisc: Send {
         false
     }
     /// An active queue manager's average queue (RED's `avg`), in packets, for the queue graph.
+    /// Asked only of `sees_every_arrival` queues (the per-packet path skips the call otherwise).
     fn average_pkts(&self) -> Option<f64> {
         None
     }
@@ -80,7 +81,8 @@ pub trait QueueDisc: Send {
     }
     /// The queueing delay of the packet the last `dequeue` returned, for disciplines that keep
     /// packets out of arrival order or drop from inside (the link monitor's own FIFO of
-    /// enqueue times assumes neither). `None`: the monitor measures it.
+    /// enqueue times assumes neither). `None`: the monitor measures it. Asked only of
+    /// `sees_every_arrival` queues.
     fn last_sojourn(&self) -> Option<SimTime> {
         None
     }

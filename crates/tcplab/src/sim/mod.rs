@@ -271,7 +271,7 @@ impl Simulation {
                 return None;
             }
             budget -= 1;
-            let (now, ev) = self.events.pop().expect("peeked");
+            let (now, ev) = self.events.pop_peeked();
             match ev {
                 Event::TxDone(l) => self.tx_done(now, l),
                 Event::Arrive(l) => self.arrive(now, l),
@@ -436,8 +436,12 @@ impl Simulation {
         }
         let a = Arrival { id, bytes: size, link_busy: link.busy.is_some(), busy_bytes: link.busy.map_or(0, |b| b.1), ecn, flow: if link.aqm { self.pool.get(id).flow_key() } else { 0 } };
         let verdict = link.queue.enqueue(now, a);
-        if let Some(avg) = link.queue.average_pkts() {
-            link.monitor.on_aqm_avg(now, avg);
+        // Only AQM queues keep an average or a sojourn of their own (`QueueDisc` docs): a
+        // DropTail link skips those virtual calls.
+        if link.aqm {
+            if let Some(avg) = link.queue.average_pkts() {
+                link.monitor.on_aqm_avg(now, avg);
+            }
         }
         match verdict {
             Ok(admit) => {
@@ -446,7 +450,7 @@ impl Simulation {
                     self.pool.get_mut(id).ecn = Ecn::Ce;
                 }
                 let link = &mut self.links[l as usize];
-                if link.queue.last_sojourn().is_none() {
+                if !link.aqm || link.queue.last_sojourn().is_none() {
                     link.monitor.on_enqueued(now);
                 }
                 if link.aqm {
@@ -541,7 +545,7 @@ impl Simulation {
             let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), next) } else { PacketTag::NONE };
             link.busy = Some((next, nsize));
             link.monitor.on_depart();
-            match link.queue.last_sojourn() {
+            match if link.aqm { link.queue.last_sojourn() } else { None } {
                 Some(d) => link.monitor.on_delay_of(now, d),
                 None => link.monitor.on_delay(now, true),
             }
@@ -560,6 +564,7 @@ impl Simulation {
         }
     }
 
+    #[inline]
     pub(crate) fn tx_done(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (id, size) = link.busy.take().expect("TxDone with idle link");
@@ -615,8 +620,10 @@ impl Simulation {
 
     /// Packet `id` is at node `node` (after any processing delay).
     fn at_node(&mut self, now: SimTime, node: u32, id: PacketId) {
-        let p = *self.pool.get(id);
-        if p.dst == node {
+        // Only a delivered packet is copied out of the pool (a transit hop reads two fields).
+        let (dst, ttl) = { let p = self.pool.get(id); (p.dst, p.ttl) };
+        if dst == node {
+            let p = *self.pool.get(id);
             self.conservation.delivered += 1;
             if let PacketKind::Raw = p.kind {
                 // A real datagram (emulation): the emulator writes it out (`crate::emu`).
@@ -634,7 +641,6 @@ impl Simulation {
             self.drop_at_node(id, DropReason::NoRoute);
             return;
         }
-        let ttl = p.ttl;
         if ttl <= 1 {
             self.drop_at_node(id, DropReason::Ttl);
             return;
