@@ -88,7 +88,7 @@ iperf3:
 	fi
 
 test-rust:
-	cargo test --release -p tcplab -p tcplab-tcp
+	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli
 
 test-python: setup browser tshark iperf3
 	$(BIN)/python -m pytest -q tests
