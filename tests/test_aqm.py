@@ -116,14 +116,16 @@ def test_bufferbloat_reproduction_short(tmp_path):
 def test_l4s_reproduction_short(tmp_path):
     from tcplab.reproduce import reproduce
     folder = _short_copy(tmp_path, "l4s", [("reproduce.toml", ('"run.duration" = "30s", "run.measure.from" = "10s", "run.measure.to" = "30s"',
-                                                                '"run.duration" = "2s", "run.measure.from" = "1s", "run.measure.to" = "2s"'))])
+                                                                '"run.duration" = "4s", "run.measure.from" = "2s", "run.measure.to" = "4s"'))])
     text = (folder / "reproduce.toml").read_text().replace('"30s", "run.measure.from" = "10s", "run.measure.to" = "30s"',
-                                                           '"2s", "run.measure.from" = "1s", "run.measure.to" = "2s"')
+                                                           '"4s", "run.measure.from" = "2s", "run.measure.to" = "4s"')
     (folder / "reproduce.toml").write_text(text)
     out = tmp_path / "out"
     assert reproduce(str(folder), out=out, seeds=1, report=False) == 0
     comp = json.loads((out / "comparison.json").read_text())
     get = {(r["variant"], r["metric"]): r["ours"] for r in comp["rows"]}
-    # Two seconds: CUBIC's standing queue in the single VQ FIFO is still building (250 ms at 30 s).
+    # Four seconds: the L queue's p99 counts the whole run, and Prague's first second (slow start,
+    # α from 1) puts it at 1.0 ms in a 2 s run, 0.24 ms in 3 s, 0.12 ms in 4 s (0.12 at 30 s);
+    # CUBIC's standing queue in the single VQ FIFO is still building (250 ms at 30 s).
     assert get[("dualpi2", "l4s_p99_ms_rtt20")] < 1 < 10 < get[("vq-mixed", "l4s_p99_ms_rtt20")]
     assert (out / "l4s.png").stat().st_size > 10_000
