@@ -6,15 +6,17 @@
 //!
 //! Columns, names and types are those `tcplab.api.Run.save` writes with polars (integers as
 //! Int64, times in seconds as Float64, names as strings), so `python/tcplab/rundir.py` reads
-//! these files unchanged. Rows come slice by slice (within a slice: connection, then side, in
-//! time order), where the Python path writes each connection's rows together; a reader selects
-//! by `conn`/`link` and keeps time order within each.
+//! these files unchanged, compressed with zstd as polars does. Within each row group rows are
+//! grouped by connection and side (trace_tcp), connection (trace_cam) or link, in time order
+//! within each, as the Python path writes a whole run: a run whose table fits in one row group
+//! gets the Python path's row order exactly; a longer one repeats the groups once per row group.
+//! A reader selects by `conn`/`link` and keeps time order within each.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parquet::basic::Compression;
+use parquet::basic::{Compression, ZstdLevel};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
@@ -23,6 +25,9 @@ use parquet::schema::parser::parse_message_type;
 use tcplab::sim::Simulation;
 
 use crate::Failure;
+
+/// zstd's level for the trace files: polars' default, so both paths write files of one size.
+const PARQUET_ZSTD_LEVEL: i32 = 3;
 
 /// Rows per row group: the bound on each table's buffer (~64 K rows, a few MB).
 pub const ROW_GROUP_ROWS: usize = tcplab::run::STREAM_ROW_GROUP_ROWS as usize;
@@ -51,6 +56,8 @@ struct Table {
     schema: Arc<parquet::schema::types::Type>,
     columns: Vec<Column>,
     rows: usize,
+    /// Each buffered row's group key (see `end_row`).
+    keys: Vec<u32>,
     writer: Option<SerializedFileWriter<File>>,
 }
 
@@ -75,7 +82,7 @@ impl Table {
                 Kind::OptF64 => Column::OptF64(Vec::new(), Vec::new()),
             })
             .collect();
-        Table { file_name, path: dir.join(file_name), schema, columns, rows: 0, writer: None }
+        Table { file_name, path: dir.join(file_name), schema, columns, rows: 0, keys: Vec::new(), writer: None }
     }
 
     fn str(&mut self, i: usize, v: &ByteArray) {
@@ -99,8 +106,13 @@ impl Table {
             c.extend(v);
         }
     }
-    /// A row is complete: write a row group when the buffer is full.
-    fn end_row(&mut self) -> Result<(), parquet::errors::ParquetError> {
+    /// A row of group `key` (a connection's side, a link direction) is complete: write a row
+    /// group when the buffer is full. Within a row group rows are written grouped by key (stable:
+    /// time order within a group), as the Python path writes a whole run; a run that fits in one
+    /// row group gets the Python path's row order, and its files compress as well (zstd finds
+    /// the long runs of one connection's names and times).
+    fn end_row(&mut self, key: u32) -> Result<(), parquet::errors::ParquetError> {
+        self.keys.push(key);
         self.rows += 1;
         if self.rows >= ROW_GROUP_ROWS {
             self.write_group()?;
@@ -112,12 +124,21 @@ impl Table {
         if self.rows == 0 {
             return Ok(());
         }
+        self.group_rows_by_key();
         if self.writer.is_none() {
-            let props = WriterProperties::builder()
-                .set_compression(Compression::SNAPPY)
+            // zstd as polars writes it (its level 3), and no dictionary for the float columns
+            // (times, rates: nearly all distinct, so a dictionary only adds bytes), as polars.
+            let mut props = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::try_new(PARQUET_ZSTD_LEVEL).expect("a valid zstd level")))
                 .set_statistics_enabled(EnabledStatistics::None)
-                .set_created_by(format!("tcplab {}", tcplab::VERSION))
-                .build();
+                .set_data_page_row_count_limit(ROW_GROUP_ROWS) // pages end at 1 MB, not 20 K rows
+                .set_created_by(format!("tcplab {}", tcplab::VERSION));
+            for (field, col) in self.schema.get_fields().iter().zip(&self.columns) {
+                if matches!(col, Column::F64(_) | Column::OptF64(..)) {
+                    props = props.set_column_dictionary_enabled(field.name().into(), false);
+                }
+            }
+            let props = props.build();
             let file = File::create(&self.path)?;
             self.writer = Some(SerializedFileWriter::new(file, self.schema.clone(), Arc::new(props))?);
         }
@@ -138,6 +159,35 @@ impl Table {
         group.close()?;
         self.rows = 0;
         Ok(())
+    }
+
+    /// Reorder the buffered rows so each key's rows are together, keys ascending, in their
+    /// recorded order within a key.
+    fn group_rows_by_key(&mut self) {
+        let keys = std::mem::take(&mut self.keys);
+        if keys.windows(2).all(|w| w[0] <= w[1]) {
+            return;
+        }
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        order.sort_by_key(|&i| keys[i as usize]); // stable
+        fn permute<T: Clone>(v: &mut Vec<T>, order: &[u32]) {
+            *v = order.iter().map(|&i| v[i as usize].clone()).collect();
+        }
+        for col in &mut self.columns {
+            match col {
+                Column::Str(v) => permute(v, &order),
+                Column::F64(v) => permute(v, &order),
+                Column::I64(v) => permute(v, &order),
+                Column::OptF64(v, d) => {
+                    // values are stored only for the rows that have one: spread, permute, pack
+                    let mut it = v.iter();
+                    let mut full: Vec<Option<f64>> = d.iter().map(|&x| if x == 1 { it.next().copied() } else { None }).collect();
+                    permute(&mut full, &order);
+                    *d = full.iter().map(|x| x.is_some() as i16).collect();
+                    *v = full.into_iter().flatten().collect();
+                }
+            }
+        }
     }
 
     /// Write what is left and the footer; the file's name if it has one.
@@ -257,7 +307,7 @@ impl TraceFiles {
                     t.f64(11, tr.rto[i] as f64 / 1e9);
                     t.i64(12, tr.seq[i] as i64);
                     t.i64(13, tr.len[i] as i64);
-                    t.end_row()?;
+                    t.end_row((2 * ci + s) as u32)?;
                 }
                 let cm = &tr.cam;
                 for i in 0..cm.t.len() {
@@ -270,7 +320,7 @@ impl TraceFiles {
                     t.f64(5, cm.alpha[i]);
                     t.f64(6, cm.beta[i]);
                     t.i64(7, cm.decision[i] as i64);
-                    t.end_row()?;
+                    t.end_row(ci as u32)?;
                 }
             }
         }
@@ -289,7 +339,7 @@ impl TraceFiles {
                 t.str(6, self.flow_names.get(tr.flow[i] as usize).unwrap_or(&self.words.empty));
                 t.str(7, &self.words.packet_kinds[tr.kind[i] as usize]);
                 t.i64(8, tr.seq[i]);
-                t.end_row()?;
+                t.end_row(li as u32)?;
             }
         }
         Ok(())
@@ -322,7 +372,7 @@ impl TraceFiles {
                 t.i64(10, s.delay_n as i64);
                 t.f64(11, s.delay_sum_s);
                 t.f64(12, s.delay_sumsq_s2);
-                t.end_row()?;
+                t.end_row(li as u32)?;
             }
         }
         let mut names = Vec::new();
