@@ -211,3 +211,64 @@ def test_console_script_takes_the_native_path(tmp_path):
                        timeout=120, env=dict(os.environ, TCPLAB_NATIVE="0"))
     assert q.returncode == 0, q.stderr
     assert not pq.ParquetFile(tmp_path / "p" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+
+
+# ----------------------------------------------------------------------------- tcplab bench
+def test_bench_cases_are_bench_py_cases():
+    """The native bench runs the scenarios python/tcplab/bench.py builds: every case, parsed."""
+    import tomllib
+
+    from tcplab.bench import CASES
+    for name, make in CASES.items():
+        p = native("__bench-case", name)
+        assert p.returncode == 0, (name, p.stderr)
+        assert tomllib.loads(p.stdout) == tomllib.loads(make().to_toml()), name
+    assert native("__bench-case", "no-such-case").returncode != 0
+
+
+BENCH_RUN_FIGURES = ("case", "flows", "sim_s", "events", "packet_hops")  # the same on any machine
+
+
+def bench_json(p: subprocess.CompletedProcess) -> dict:
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    return json.loads(p.stdout)
+
+
+def test_bench_json_alike():
+    """Same document (keys in the same order, the same run figures) on both paths; timings and
+    RSS are each process's own."""
+    args = ["bench", "cbr-p2p", "poisson-queue", "--repeat", "2", "--no-process", "--json"]
+    a, b = bench_json(native(*args)), bench_json(python_cli(*args))
+    assert list(a) == list(b) == ["struct_sizes_bytes", "repeat", "cases"]
+    assert a["struct_sizes_bytes"] == b["struct_sizes_bytes"] and a["repeat"] == b["repeat"] == 2
+    assert [list(c) for c in a["cases"]] == [list(c) for c in b["cases"]]
+    for ca, cb in zip(a["cases"], b["cases"]):
+        assert {k: ca[k] for k in BENCH_RUN_FIGURES} == {k: cb[k] for k in BENCH_RUN_FIGURES}
+        assert {k: type(ca[k]) for k in ca} == {k: type(cb[k]) for k in cb}
+        assert ca["process_s"] is None and ca["instructions_per_event"] is None
+        assert ca["events"] > 600_000 and ca["core_wall_s"] > 0 and ca["peak_rss_bytes"] > 0
+        assert ca["ns_per_event"] == pytest.approx(ca["core_wall_s"] / ca["events"] * 1e9)
+
+
+def test_bench_table_alike_with_process_runs():
+    """The printed table: the same header and columns; the whole-process columns filled in."""
+    args = ["bench", "cbr-p2p", "--repeat", "1"]
+    a, b = native(*args), python_cli(*args)
+    assert a.returncode == b.returncode == 0 and a.stderr == b.stderr == "", (a.stderr, b.stderr)
+    la, lb = a.stdout.splitlines(), b.stdout.splitlines()
+    assert la[:2] == lb[:2] and len(la) == len(lb) == 3
+    ra, rb = la[2].split(), lb[2].split()
+    assert len(ra) == len(rb) == 15 and "-" not in ra[:14] and ra[14] == rb[14] == "-"  # no --callgrind
+    # case, flows, sim s, events
+    assert [ra[i] for i in (0, 1, 2, 5)] == [rb[i] for i in (0, 1, 2, 5)]
+    # columns at the same places: every cell ends where the other path's does
+    assert [m.end() for m in re.finditer(r"\S+", la[2])][:3] == [m.end() for m in re.finditer(r"\S+", lb[2])][:3]
+    p = bench_json(native("bench", "cbr-p2p", "--repeat", "1", "--json"))["cases"][0]
+    assert p["process_s"] > 0 and p["process_peak_rss_bytes"] > 0 and p["process_core_wall_s"] > 0
+
+
+@pytest.mark.parametrize("args", [["bench", "--list"], ["bench", "no-such-case"], ["bench", "--repeat", "0"],
+                                  ["bench", "--help"]])
+def test_bench_hands_back_what_it_does_not_take(args):
+    a, b = native(*args), python_cli(*args)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)

@@ -16,7 +16,7 @@ import os
 import sys
 
 #: The commands the native binary takes.
-NATIVE_COMMANDS = ("run", "validate")
+NATIVE_COMMANDS = ("run", "validate", "bench")
 
 
 def native_binary() -> str | None:

@@ -10,6 +10,10 @@
 //! flags here must be those of `python/tcplab/cli/{run,validate}.py`: `tests/test_native_cli.py`
 //! compares the two definitions (`tcplab-native __flags`). docs/architecture.md has the why.
 
+mod bench;
+mod bench_cases;
+mod bench_process;
+mod bench_table;
 mod fmt;
 mod rundir;
 mod table;
@@ -86,6 +90,8 @@ fn command() -> Command {
         .subcommand_required(true)
         .subcommand(run)
         .subcommand(validate)
+        .subcommand(bench::command())
+        .subcommands(bench::helper_commands())
         .subcommand(Command::new("__flags").hide(true))
 }
 
@@ -136,6 +142,9 @@ fn main() {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match m.subcommand() {
         Some(("run", a)) => run(a),
         Some(("validate", a)) => validate(a),
+        Some(("bench", a)) if bench::takes(a) => bench::run(a),
+        Some(("__bench-measure", a)) => bench::measure(a),
+        Some(("__bench-case", a)) => bench::print_case(a),
         Some(("__flags", _)) => {
             print_flags(&cmd);
             Ok(())
