@@ -272,3 +272,35 @@ def test_bench_table_alike_with_process_runs():
 def test_bench_hands_back_what_it_does_not_take(args):
     a, b = native(*args), python_cli(*args)
     assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
+# ----------------------------------------------------------------------------- sweeps and reproductions
+def test_saved_sweep_runs_go_through_the_native_binary(tmp_path, monkeypatch):
+    """A sweep/reproduce task that saves its files runs in tcplab-native (no polars in the
+    worker); its summary and files are those of the in-process path, which TCPLAB_NATIVE=0
+    (or a run the binary refuses) still takes."""
+    import pyarrow.parquet as pq
+
+    from tcplab.sweep.run import execute
+    task = {"hash": "h", "scenario_text": VEGAS.read_text(), "scenario_file": str(VEGAS), "seed": 5,
+            "overrides": ["run.duration=3s", 'tcp[0].variant="reno"'], "save": "all"}
+    (tmp_path / "n").mkdir()
+    (tmp_path / "p").mkdir()
+    a = execute({**task, "run_dir": str(tmp_path / "n" / "r")})
+    monkeypatch.setenv("TCPLAB_NATIVE", "0")
+    b = execute({**task, "run_dir": str(tmp_path / "p" / "r")})
+    assert a["status"] == b["status"] == "ok", (a["error"], b["error"])
+    assert without_wall(json.loads(a["summary_json"])) == without_wall(json.loads(b["summary_json"]))
+    na, py = tmp_path / "n" / "r", tmp_path / "p" / "r"
+    assert pq.ParquetFile(na / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    assert not pq.ParquetFile(py / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    assert (na / "scenario.toml").read_bytes() == (py / "scenario.toml").read_bytes()
+    assert sorted(p.name for p in na.iterdir()) == sorted(p.name for p in py.iterdir())
+    for name in ("trace_tcp", "trace_link", "queue_intervals"):
+        assert pl.read_parquet(na / f"{name}.parquet").equals(pl.read_parquet(py / f"{name}.parquet")), name
+    assert sorted(p.name for p in (tmp_path / "n").iterdir()) == ["r"]   # no temporary left behind
+    # a failing run: the in-process path reports it as before
+    monkeypatch.delenv("TCPLAB_NATIVE")
+    bad = execute({**task, "overrides": ["links[0].rate=fast"], "run_dir": str(tmp_path / "n" / "bad")})
+    assert bad["status"] == "failed" and "links[0].rate" in bad["error"]
+    assert sorted(p.name for p in (tmp_path / "n").iterdir()) == ["r"]

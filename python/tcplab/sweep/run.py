@@ -44,6 +44,45 @@ def _link_buckets(run, width: float) -> list[dict]:
     return out
 
 
+def _run_native(task: dict, target: Path) -> str | None:
+    """Run a task whose files are saved through the native binary (`tcplab-native run`, the
+    path of `tcplab run`): it streams the traces to Parquet itself, so the worker never imports
+    polars or turns trace columns into Python lists. Its summary (JSON text), or None when the
+    binary is absent, switched off (TCPLAB_NATIVE=0) or the run failed there (the in-process
+    path then runs it and reports the error as it always has). Same summary but wall_s, same
+    files (tests/test_native_cli.py)."""
+    import subprocess
+    from .._front import native_binary
+    exe = native_binary()
+    if exe is None or os.environ.get("TCPLAB_NATIVE", "1") == "0":
+        return None
+    tmp = target.parent / f".tmp-{target.name}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    # the scenario's text under its file's name (a scenario without `name` is named by its stem)
+    src_dir = target.parent / f".tmp-src-{target.name}-{os.getpid()}"
+    src_dir.mkdir(exist_ok=True)
+    text_file = src_dir / (Path(task["scenario_file"]).stem + ".toml")
+    text_file.write_text(task["scenario_text"])
+    try:
+        # no memory limit: the in-process path runs without one
+        args = [exe, "run", str(text_file), "--out", str(tmp), "--json", "--max-memory", "1000000TB"]
+        if task.get("seed") is not None:
+            args += ["--seed", str(task["seed"])]
+        for o in task.get("overrides") or []:
+            args += ["--set", o]
+        p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if p.returncode != 0 or not (tmp / "COMPLETE.json").is_file():
+            shutil.rmtree(tmp, ignore_errors=True)
+            return None
+        if target.exists():   # a leftover of an attempt that was never committed
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+        return p.stdout.rstrip("\n")
+    finally:
+        shutil.rmtree(src_dir, ignore_errors=True)
+
+
 def execute(task: dict) -> dict:
     """Run one task (in a worker process, a Ray task or in-process). Writes the run directory
     under a temporary name and renames it into place when complete. Never raises for a failing
@@ -52,6 +91,13 @@ def execute(task: dict) -> dict:
     t0 = time.perf_counter()
     result = {"hash": task["hash"], "status": "ok", "error": None, "summary_json": None, "buckets": [], "run_dir": None}
     try:
+        target = task.get("run_dir")
+        if target and task.get("save", "all") == "all" and not task.get("buckets_s"):
+            summary_json = _run_native(task, Path(target))
+            if summary_json is not None:
+                result["summary_json"] = summary_json
+                result["run_dir"] = str(target)
+                return _finished(task, result, t0)
         sc = Scenario.from_toml(task["scenario_text"], source=task["scenario_file"])
         r = run(sc, seed=task["seed"], overrides=task["overrides"])
         result["summary_json"] = r.summary_json
@@ -78,6 +124,10 @@ def execute(task: dict) -> dict:
     except BaseException as e:  # the sweep goes on; the error is stored with the run
         result["status"] = "failed"
         result["error"] = f"{type(e).__name__}: {e}"
+    return _finished(task, result, t0)
+
+
+def _finished(task: dict, result: dict, t0: float) -> dict:
     result["wall_s"] = time.perf_counter() - t0
     if task.get("log"):
         line = f"{task['hash']} {task.get('session', '')} {os.getpid()} {time.time():.6f} {result['status']}\n"
