@@ -1,4 +1,4 @@
-"""The `tcplab` console script: the front door that sends `tcplab run` and `tcplab validate` to
+"""The `tcplab` console script: the front door that sends `tcplab run`, `validate` and `bench` to
 the native binary (``tcplab/_bin/tcplab-native``, crates/tcplab-cli) before anything heavy is
 imported, and every other command to the Python CLI (:mod:`tcplab.cli`).
 
