@@ -267,6 +267,16 @@ def test_bench_table_alike_with_process_runs():
     assert p["process_s"] > 0 and p["process_peak_rss_bytes"] > 0 and p["process_core_wall_s"] > 0
 
 
+@pytest.mark.skipif(not __import__("shutil").which("valgrind"), reason="valgrind not installed")
+def test_bench_callgrind_counts_the_core_loop_on_both_paths():
+    """Instructions per event inside the core's event loop: found by name (the packaged binary
+    keeps its symbols) and counted through the console script's exec on the Python path."""
+    args = ["bench", "cbr-p2p", "--repeat", "1", "--no-process", "--callgrind", "--json"]
+    a, b = bench_json(native(*args))["cases"][0], bench_json(python_cli(*args))["cases"][0]
+    assert a["instructions_per_event"] > 50 and b["instructions_per_event"] > 50
+    assert a["instructions_per_event"] == pytest.approx(b["instructions_per_event"], rel=0.01)
+
+
 @pytest.mark.parametrize("args", [["bench", "--list"], ["bench", "no-such-case"], ["bench", "--repeat", "0"],
                                   ["bench", "--help"]])
 def test_bench_hands_back_what_it_does_not_take(args):

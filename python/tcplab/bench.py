@@ -268,7 +268,9 @@ def callgrind_instructions(path, out_dir) -> int | None:
     with tempfile.TemporaryDirectory(prefix="tcplab-callgrind-") as tmp:
         cg = Path(tmp) / "callgrind.out"
         shutil.rmtree(out_dir, ignore_errors=True)
-        run_child([vg, "--tool=callgrind", f"--callgrind-out-file={cg}", "--collect-atstart=no",
+        # --trace-children: the `tcplab` console script execs the native binary, which valgrind
+        # would otherwise let run uninstrumented (no instructions counted)
+        run_child([vg, "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={cg}", "--collect-atstart=no",
                    f"--toggle-collect={CORE_LOOP_SYMBOL}"] + tcplab_command() + ["run", str(path), "--out", str(out_dir)])
         m = re.search(r"^(?:summary|totals):\s*(\d+)", cg.read_text(), re.M)
         return int(m.group(1)) if m else None
