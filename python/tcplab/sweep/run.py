@@ -71,7 +71,8 @@ def _run_native(task: dict, target: Path) -> str | None:
             args += ["--seed", str(task["seed"])]
         for o in task.get("overrides") or []:
             args += ["--set", o]
-        p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           env=dict(os.environ, TCPLAB_PYTHON=sys.executable))   # if it hands the line back
         if p.returncode != 0 or not (tmp / "COMPLETE.json").is_file():
             shutil.rmtree(tmp, ignore_errors=True)
             return None
