@@ -7,7 +7,6 @@ The full evaluation (table4 seeds, 100 clean scenarios) is `make diagnose-eval`.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -239,35 +238,24 @@ def test_no_false_alarms_on_seeded_clean_scenarios(tmp_path):
     assert res["info"] > 0                # the informational rules did run
 
 
-def _can_emulate() -> str | None:
-    if os.geteuid() != 0:
-        return "tcplab emulate needs root"
-    if not Path("/dev/net/tun").exists():
-        return "no /dev/net/tun"
-    return None
+# A Linux CUBIC capture of the clean path below, recorded once by `tcplab emulate` (kernel
+# 6.18, scenarios/emulation/brakmo/scenario.toml with nodes[0].stack=linux, nodes[3].stack=linux,
+# tcp[0].variant=linux-cubic, links[1].rate=10Mbps, links[1].delay=20ms, every queue.limit=3000pkts,
+# tcp[0].bytes=1MB, run.trace.pcap=["Host1a->Gateway1","Gateway1->Host1a"]), kept only because that
+# run was faithful: no drop on any link, emulation.fell_behind false, 0 datagrams released over
+# 1 ms late (p99 lateness 0.080 ms), 738 segments, no retransmission. This test used to record it
+# live and skip when the machine fell behind real time, so the suite's skip count followed the
+# machine's load (CI: "582 passed, 1 skipped" one run, "583 passed" the next).
+LINUX_CLEAN = ROOT / "tests" / "fixtures" / "linux-cubic-clean" / "pcap_Host1a-Gateway1.pcap"
 
 
-@pytest.mark.skipif(_can_emulate() is not None, reason=f"no Linux capture: {_can_emulate()}")
-def test_no_false_alarms_on_a_clean_linux_capture(tmp_path):
-    sets = ["nodes[0].stack=linux", "nodes[3].stack=linux", "tcp[0].variant=linux-cubic", "links[1].rate=10Mbps",
-            "links[1].delay=20ms", "links[0].queue.limit=3000pkts", "links[1].queue.limit=3000pkts",
-            "links[2].queue.limit=3000pkts", "tcp[0].bytes=1MB",
-            'run.trace.pcap=["Host1a->Gateway1","Gateway1->Host1a"]', 'run.trace.links=["Host1a->Gateway1"]']
-    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "emulate", str(ROOT / "scenarios/emulation/brakmo/scenario.toml"),
-                        "--out", str(tmp_path / "emu")] + [x for s in sets for x in ("--set", s)],
-                       capture_output=True, text=True, timeout=180)
-    if p.returncode != 0:
-        pytest.skip(f"the emulator could not run here: {p.stderr.strip()[-200:]}")
-    s = json.loads((tmp_path / "emu" / "summary.json").read_text())
-    if any(lk.get("drops") for lk in s["links"]):
-        pytest.skip("the emulated path dropped packets (the machine fell behind): not a clean path")
-    emu = s.get("emulation", {})
-    if emu.get("fell_behind") or emu.get("released_over_1ms_late", 0) > 0:
-        # A loaded machine releases datagrams late and in bunches: the ACKs arrive compressed
-        # (stretch ACKs), which is not the clean path the claim is about.
-        pytest.skip(f"the emulator fell behind real time (p99 lateness {emu.get('release_lateness_p99_ms')} ms, "
-                    f"{emu.get('released_over_1ms_late')} datagrams over 1 ms late): not a faithful run")
-    fs = diagnose.diagnose(tmp_path / "emu" / "pcap_Host1a-Gateway1.pcap")
+def test_no_false_alarms_on_a_clean_linux_capture():
+    views = diagnose.load_flows(LINUX_CLEAN)
+    assert len(views) == 1
+    v = views[0]
+    # The whole transfer was read (both directions: the ACKs come from the companion file).
+    assert (int(v.send_len.sum()), int(v.send_retx.sum()), len(v.send_t), len(v.ack_t)) == (1 << 20, 0, 738, 451)
+    fs = diagnose.diagnose_views(views)
     assert [f.line() for f in fs if f.severity != "info"] == []
 
 

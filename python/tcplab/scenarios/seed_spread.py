@@ -29,6 +29,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from tcplab import evidence
+
 MECHANISM = ("coarse_timeouts", "traffic.background.throughput_KBps", "links.Gateway1->Gateway2.utilization")
 
 
@@ -135,11 +137,7 @@ def main(argv=None) -> int:
         for name, m, p, means, bgs in sweep_rows:
             lines.append(f"| {name} | {m} | {p:g} | " + " | ".join(f"{x:.2f} ({b:.0f})" for x, b in zip(means, bgs)) +
                          f" | {'yes' if min(means) <= p <= max(means) else 'no'} |")
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

@@ -16,7 +16,7 @@
 //! leaves to the implementation. [`CodelState::dequeue`] is shared with FQ-CoDel
 //! ([`super::fq_codel`]), which runs one per flow queue.
 
-use super::aqm_stats::AqmStats;
+use super::aqm_book::{aqm_book_accessors, AqmBook};
 use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use super::fifo::{Fifo, Queued};
 use super::packet::{DropReason, PacketId};
@@ -72,10 +72,9 @@ fn control_law(t: SimTime, interval: SimTime, count: u32) -> SimTime {
     SimTime(t.0 + (interval.0 as f64 / (count.max(1) as f64).sqrt()) as u64)
 }
 
-/// What the caller of [`CodelState::dequeue`] must do with packets it did not send.
+/// Where [`CodelState::dequeue`] puts the packets it did not send, and the cause it counts.
 pub struct Sink<'a> {
-    pub drops: &'a mut Vec<(PacketId, u32, DropReason)>,
-    pub stats: &'a mut AqmStats,
+    pub book: &'a mut AqmBook,
     pub cause: &'static str,
 }
 
@@ -114,11 +113,10 @@ impl CodelState {
                 self.count += 1;
                 if p.ecn && ect_of(e.id) {
                     self.drop_next = control_law(self.drop_next, p.interval, self.count);
-                    sink.stats.on_mark(sink.cause);
+                    sink.book.stats.on_mark(sink.cause);
                     return Some((e, true));
                 }
-                sink.drops.push((e.id, e.bytes, DropReason::Early));
-                sink.stats.on_drop(sink.cause);
+                sink.book.drop_inside(e, DropReason::Early, sink.cause);
                 match self.dodequeue(p, now, q, backlog_elsewhere, maxpacket) {
                     None => {
                         self.dropping = false;
@@ -137,11 +135,10 @@ impl CodelState {
         } else if ok {
             let mut marked = false;
             if p.ecn && ect_of(e.id) {
-                sink.stats.on_mark(sink.cause);
+                sink.book.stats.on_mark(sink.cause);
                 marked = true;
             } else {
-                sink.drops.push((e.id, e.bytes, DropReason::Early));
-                sink.stats.on_drop(sink.cause);
+                sink.book.drop_inside(e, DropReason::Early, sink.cause);
             }
             let delta = self.count.saturating_sub(self.lastcount);
             self.count = if delta > 1 && now.saturating_sub(self.drop_next) < SimTime(16 * p.interval.0) { delta } else { 1 };
@@ -161,30 +158,23 @@ impl CodelState {
 /// A single-queue CoDel.
 pub struct Codel {
     pub p: CodelParams,
-    limit: QueueLimit,
     q: Fifo<SimTime>,
     pub state: CodelState,
     maxpacket: u32,
     /// ECT packets among those queued (by id), so a drop can become a mark.
     ect: std::collections::HashSet<PacketId>,
-    drops: Vec<(PacketId, u32, DropReason)>,
-    mark_last: bool,
-    last_sojourn: SimTime,
-    pub stats: AqmStats,
+    pub book: AqmBook,
 }
 
 impl Codel {
     pub fn new(p: CodelParams, limit: QueueLimit) -> Codel {
-        Codel { p, limit, q: Fifo::default(), state: CodelState::default(), maxpacket: 0, ect: Default::default(), drops: Vec::new(), mark_last: false, last_sojourn: SimTime::ZERO, stats: AqmStats::default() }
+        Codel { p, q: Fifo::default(), state: CodelState::default(), maxpacket: 0, ect: Default::default(), book: AqmBook::new(limit) }
     }
 }
 
 impl QueueDisc for Codel {
     fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
-        if !self.q.fits(self.limit, a.bytes, 0, 0) {
-            self.stats.on_drop("overflow");
-            return Err(DropReason::QueueOverflow);
-        }
+        self.book.tail_drop(&self.q, a.bytes)?;
         self.maxpacket = self.maxpacket.max(a.bytes);
         if a.ect() {
             self.ect.insert(a.id);
@@ -195,46 +185,20 @@ impl QueueDisc for Codel {
 
     fn dequeue(&mut self, now: SimTime) -> Option<(PacketId, u32)> {
         let ect = &self.ect;
-        let mut sink = Sink { drops: &mut self.drops, stats: &mut self.stats, cause: "codel" };
+        let mut sink = Sink { book: &mut self.book, cause: "codel" };
         let r = self.state.dequeue(&self.p, now, &mut self.q, 0, self.maxpacket, &|id| ect.contains(&id), &mut sink);
-        for (id, _, _) in &self.drops {
+        for (id, _, _) in &self.book.inner_drops {
             self.ect.remove(id);
         }
         let (e, mark) = r?;
         self.ect.remove(&e.id);
-        self.mark_last = mark;
-        self.last_sojourn = now.saturating_sub(e.stamp);
-        self.stats.on_departure(self.last_sojourn);
-        Some((e.id, e.bytes))
+        Some(self.book.depart_marked(now, e, mark))
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
     fn name(&self) -> &'static str {
         "codel"
     }
-    fn limit(&self) -> Option<QueueLimit> {
-        Some(self.limit)
-    }
-    fn sees_every_arrival(&self) -> bool {
-        true
-    }
-    fn dequeue_mark(&mut self) -> bool {
-        std::mem::take(&mut self.mark_last)
-    }
-    fn pop_inner_drop(&mut self) -> Option<(PacketId, u32, DropReason)> {
-        self.drops.pop()
-    }
-    fn last_sojourn(&self) -> Option<SimTime> {
-        Some(self.last_sojourn)
-    }
-    fn aqm_stats(&self) -> Option<&AqmStats> {
-        Some(&self.stats)
-    }
+    aqm_book_accessors!(book, fifo q, drops_inside);
 }
 
 #[cfg(test)]
@@ -278,7 +242,7 @@ mod tests {
             assert!((gap - law).abs() <= 1.0 + 1e-9, "drop {k}: gap {gap} ms, law {law:.2} ms ({drop_times:?})");
         }
         assert!(c.state.dropping && c.state.count as usize == drop_times.len());
-        assert_eq!(c.stats.drops.get("codel").copied(), Some(drop_times.len() as u64));
+        assert_eq!(c.book.stats.drops.get("codel").copied(), Some(drop_times.len() as u64));
     }
 
     /// Below target nothing is ever dropped; the drop state ends when a sojourn falls below
@@ -336,7 +300,7 @@ mod tests {
             c.dequeue(t + SimTime::from_millis(4));
             c.dequeue(t + SimTime::from_millis(4));
         }
-        assert!(c.pop_inner_drop().is_none() && c.stats.drops.is_empty());
+        assert!(c.pop_inner_drop().is_none() && c.book.stats.drops.is_empty());
     }
 
     /// With ecn = true an ECT packet due for a drop is CE-marked and sent instead.
@@ -357,6 +321,6 @@ mod tests {
             marks += c.dequeue_mark() as u32;
             assert!(c.pop_inner_drop().is_none());
         }
-        assert!(marks > 10 && c.stats.marks.get("codel") == Some(&(marks as u64)), "{marks}");
+        assert!(marks > 10 && c.book.stats.marks.get("codel") == Some(&(marks as u64)), "{marks}");
     }
 }

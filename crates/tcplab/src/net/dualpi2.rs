@@ -28,6 +28,7 @@
 
 use rand::Rng;
 
+use super::aqm_book::{aqm_book_accessors, AqmBook};
 use super::aqm_stats::AqmStats;
 use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use super::fifo::{Fifo, Queued};
@@ -109,7 +110,6 @@ pub const CLASSES: [&str; 2] = ["l4s", "classic"];
 
 pub struct DualPi2 {
     pub p: DualPi2Params,
-    limit: QueueLimit,
     lq: Fifo<SimTime>,
     cq: Fifo<SimTime>,
     rng: StreamRng,
@@ -119,10 +119,7 @@ pub struct DualPi2 {
     next_update: SimTime,
     /// ECT(0) packets in the classic queue (may be marked instead of dropped).
     ect0: std::collections::HashSet<PacketId>,
-    drops: Vec<(PacketId, u32, DropReason)>,
-    mark_last: bool,
-    last_sojourn: SimTime,
-    pub stats: AqmStats,
+    pub book: AqmBook,
     /// Sojourn times and counts per class ([`CLASSES`] order).
     pub class_stats: [AqmStats; 2],
 }
@@ -135,7 +132,6 @@ impl DualPi2 {
     pub fn new(p: DualPi2Params, limit: QueueLimit, rng: StreamRng) -> DualPi2 {
         DualPi2 {
             p,
-            limit,
             lq: Fifo::default(),
             cq: Fifo::default(),
             rng,
@@ -143,10 +139,7 @@ impl DualPi2 {
             qdelay_old: SimTime::ZERO,
             next_update: p.tupdate,
             ect0: Default::default(),
-            drops: Vec::new(),
-            mark_last: false,
-            last_sojourn: SimTime::ZERO,
-            stats: AqmStats::default(),
+            book: AqmBook::new(limit),
             class_stats: Default::default(),
         }
     }
@@ -187,16 +180,13 @@ impl DualPi2 {
     }
 
     fn depart(&mut self, now: SimTime, e: Queued<SimTime>, class: usize, mark: bool) -> (PacketId, u32) {
-        self.mark_last = mark;
-        self.last_sojourn = now.saturating_sub(e.stamp);
-        self.stats.on_departure(self.last_sojourn);
-        self.class_stats[class].on_departure(self.last_sojourn);
-        (e.id, e.bytes)
+        let r = self.book.depart_marked(now, e, mark);
+        self.class_stats[class].on_departure(self.book.last_sojourn);
+        r
     }
 
     fn drop_packet(&mut self, e: Queued<SimTime>, class: usize) {
-        self.drops.push((e.id, e.bytes, DropReason::Early));
-        self.stats.on_drop("dualpi2");
+        self.book.drop_inside(e, DropReason::Early, "dualpi2");
         self.class_stats[class].on_drop("dualpi2");
     }
 }
@@ -204,15 +194,14 @@ impl DualPi2 {
 impl QueueDisc for DualPi2 {
     fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
         self.catch_up(now);
-        let held = match self.limit {
+        let held = match self.book.limit {
             QueueLimit::Packets(n) => self.lq.len() + self.cq.len() >= n as usize,
             QueueLimit::Bytes(b) => self.lq.bytes() + self.cq.bytes() + a.bytes as u64 > b,
         };
         let l4s = matches!(a.ecn, Ecn::Ect1 | Ecn::Ce);
         if held {
-            self.stats.on_drop("overflow");
             self.class_stats[if l4s { 0 } else { 1 }].on_drop("overflow");
-            return Err(DropReason::QueueOverflow);
+            return Err(self.book.overflow());
         }
         if l4s {
             self.lq.push(a.id, a.bytes, now);
@@ -247,7 +236,7 @@ impl QueueDisc for DualPi2 {
                 let mark = p_l > 0.0 && self.rng.gen::<f64>() < p_l;
                 if mark {
                     let cause = if native >= self.prob_coupled_l() { "l4s_native" } else { "coupled" };
-                    self.stats.on_mark(cause);
+                    self.book.stats.on_mark(cause);
                     self.class_stats[0].on_mark(cause);
                 }
                 return Some(self.depart(now, e, 0, mark));
@@ -257,7 +246,7 @@ impl QueueDisc for DualPi2 {
             let p_c = self.prob_classic();
             if p_c > 0.0 && self.rng.gen::<f64>() < p_c {
                 if self.p.ecn && ect0 {
-                    self.stats.on_mark("classic");
+                    self.book.stats.on_mark("classic");
                     self.class_stats[1].on_mark("classic");
                     return Some(self.depart(now, e, 1, true));
                 }
@@ -277,24 +266,7 @@ impl QueueDisc for DualPi2 {
     fn name(&self) -> &'static str {
         "dualpi2"
     }
-    fn limit(&self) -> Option<QueueLimit> {
-        Some(self.limit)
-    }
-    fn sees_every_arrival(&self) -> bool {
-        true
-    }
-    fn dequeue_mark(&mut self) -> bool {
-        std::mem::take(&mut self.mark_last)
-    }
-    fn pop_inner_drop(&mut self) -> Option<(PacketId, u32, DropReason)> {
-        self.drops.pop()
-    }
-    fn last_sojourn(&self) -> Option<SimTime> {
-        Some(self.last_sojourn)
-    }
-    fn aqm_stats(&self) -> Option<&AqmStats> {
-        Some(&self.stats)
-    }
+    aqm_book_accessors!(book, drops_inside);
     fn class_stats(&self) -> Vec<(&'static str, &AqmStats)> {
         CLASSES.iter().copied().zip(self.class_stats.iter()).collect()
     }

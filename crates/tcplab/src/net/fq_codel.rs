@@ -22,7 +22,8 @@ use std::collections::{HashSet, VecDeque};
 
 use rand::Rng;
 
-use super::aqm_stats::{AqmStats, FlowQueueStats, Occupancy};
+use super::aqm_book::{aqm_book_accessors, AqmBook};
+use super::aqm_stats::{FlowQueueStats, Occupancy};
 use super::codel::{CodelParams, CodelState, Sink};
 use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use super::fifo::Fifo;
@@ -72,7 +73,6 @@ struct FlowQueue {
 
 pub struct FqCodel {
     p: CodelParams,
-    limit: QueueLimit,
     memory_limit: u64,
     quantum: u32,
     seed: u64,
@@ -83,10 +83,7 @@ pub struct FqCodel {
     bytes: u64,
     maxpacket: u32,
     ect: HashSet<PacketId>,
-    drops: Vec<(PacketId, u32, DropReason)>,
-    mark_last: bool,
-    last_sojourn: SimTime,
-    pub stats: AqmStats,
+    pub book: AqmBook,
 }
 
 /// SplitMix64's finaliser: a well-mixed hash of the flow key and the seed.
@@ -101,7 +98,6 @@ impl FqCodel {
         let queues = (0..flows).map(|_| FlowQueue { q: Fifo::default(), codel: CodelState::default(), deficit: 0, list: List::None, occ: Occupancy::default() }).collect();
         FqCodel {
             p,
-            limit,
             memory_limit,
             quantum,
             seed,
@@ -112,10 +108,7 @@ impl FqCodel {
             bytes: 0,
             maxpacket: 0,
             ect: HashSet::new(),
-            drops: Vec::new(),
-            mark_last: false,
-            last_sojourn: SimTime::ZERO,
-            stats: AqmStats::default(),
+            book: AqmBook::new(limit),
         }
     }
 
@@ -130,7 +123,7 @@ impl FqCodel {
     }
 
     fn over_limit(&self) -> bool {
-        let hard = match self.limit {
+        let hard = match self.book.limit {
             QueueLimit::Packets(n) => self.pkts > n as usize,
             QueueLimit::Bytes(b) => self.bytes > b,
         };
@@ -151,8 +144,7 @@ impl FqCodel {
             self.pkts -= 1;
             self.bytes -= e.bytes as u64;
             self.ect.remove(&e.id);
-            self.drops.push((e.id, e.bytes, DropReason::QueueOverflow));
-            self.stats.on_drop("fattest");
+            self.book.drop_inside(e, DropReason::QueueOverflow, "fattest");
         }
     }
 }
@@ -203,11 +195,11 @@ impl QueueDisc for FqCodel {
             f.occ.advance(now, pk, by);
             let elsewhere = self.bytes - by;
             let ect = &self.ect;
-            let mut sink = Sink { drops: &mut self.drops, stats: &mut self.stats, cause: "codel" };
+            let mut sink = Sink { book: &mut self.book, cause: "codel" };
             let r = f.codel.dequeue(&self.p, now, &mut f.q, elsewhere, self.maxpacket, &|id| ect.contains(&id), &mut sink);
             self.pkts -= pk - f.q.len();
             self.bytes -= by - f.q.bytes();
-            for (id, _, _) in &self.drops {
+            for (id, _, _) in &self.book.inner_drops {
                 self.ect.remove(id);
             }
             match r {
@@ -224,10 +216,7 @@ impl QueueDisc for FqCodel {
                     f.deficit -= e.bytes as i64;
                     f.occ.departed += 1;
                     self.ect.remove(&e.id);
-                    self.mark_last = mark;
-                    self.last_sojourn = now.saturating_sub(e.stamp);
-                    self.stats.on_departure(self.last_sojourn);
-                    return Some((e.id, e.bytes));
+                    return Some(self.book.depart_marked(now, e, mark));
                 }
             }
         }
@@ -242,24 +231,7 @@ impl QueueDisc for FqCodel {
     fn name(&self) -> &'static str {
         "fq_codel"
     }
-    fn limit(&self) -> Option<QueueLimit> {
-        Some(self.limit)
-    }
-    fn sees_every_arrival(&self) -> bool {
-        true
-    }
-    fn dequeue_mark(&mut self) -> bool {
-        std::mem::take(&mut self.mark_last)
-    }
-    fn pop_inner_drop(&mut self) -> Option<(PacketId, u32, DropReason)> {
-        self.drops.pop()
-    }
-    fn last_sojourn(&self) -> Option<SimTime> {
-        Some(self.last_sojourn)
-    }
-    fn aqm_stats(&self) -> Option<&AqmStats> {
-        Some(&self.stats)
-    }
+    aqm_book_accessors!(book, drops_inside);
     fn flow_queue_stats(&self, now: SimTime) -> Vec<FlowQueueStats> {
         let used = self.queues.iter().enumerate().filter(|(_, f)| !f.occ.flow_keys.is_empty());
         used.map(|(i, f)| f.occ.report(i as u32, now, f.q.len(), f.q.bytes())).collect()
@@ -314,7 +286,7 @@ mod tests {
         assert!(sparse_delays.iter().all(|d| *d <= SimTime::from_millis(1)), "sparse sojourn {:?}", sparse_delays.iter().max());
         let bulk_mean = bulk_delays.iter().map(|d| d.0 as f64).sum::<f64>() / bulk_delays.len() as f64 / 1e6;
         assert!(bulk_mean > 4.0, "bulk flows queue (mean {bulk_mean} ms)");
-        assert!(q.stats.drops.get("codel").copied().unwrap_or(0) > 0);
+        assert!(q.book.stats.drops.get("codel").copied().unwrap_or(0) > 0);
         // Per-flow occupancy: the sparse flow's queue averages well under one packet (it waits
         // at most a packet time, 1 ms in 20), each bulk flow's holds a standing CoDel queue.
         let occ = q.flow_queue_stats(SimTime::from_millis(3000));
@@ -341,7 +313,7 @@ mod tests {
         q.enqueue(SimTime::ZERO, arr(10, 2)).unwrap();
         assert_eq!(q.pop_inner_drop(), Some((0, 1000, DropReason::QueueOverflow)), "flow 1's head, not the arrival");
         assert_eq!((q.len_pkts(), q.queue_len(q.queue_of(1)), q.queue_len(q.queue_of(2))), (10, 7, 3));
-        assert_eq!(q.stats.drops.get("fattest"), Some(&1));
+        assert_eq!(q.book.stats.drops.get("fattest"), Some(&1));
     }
 
     /// DRR++: with equal packet sizes two backlogged flows alternate (one quantum of 1514 B is

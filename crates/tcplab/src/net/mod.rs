@@ -2,6 +2,7 @@
 //! rate/delay/overhead/MTU/loss/corruption per direction, output queues behind a queue-discipline
 //! trait, nodes with processing delay, static shortest-path routing, and per-link monitors.
 
+pub mod aqm_book;
 pub mod aqm_stats;
 pub mod capture;
 pub mod codel;

@@ -24,7 +24,7 @@
 
 use rand::Rng;
 
-use super::aqm_stats::AqmStats;
+use super::aqm_book::{aqm_book_accessors, AqmBook};
 use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
@@ -132,18 +132,16 @@ impl PieController {
 
 pub struct Pie {
     pub p: PieParams,
-    limit: QueueLimit,
     q: Fifo<SimTime>,
     rng: StreamRng,
     pub ctl: PieController,
     maxpacket: u32,
-    last_sojourn: SimTime,
-    pub stats: AqmStats,
+    pub book: AqmBook,
 }
 
 impl Pie {
     pub fn new(p: PieParams, limit: QueueLimit, rng: StreamRng) -> Pie {
-        Pie { ctl: PieController::new(&p), p, limit, q: Fifo::default(), rng, maxpacket: 0, last_sojourn: SimTime::ZERO, stats: AqmStats::default() }
+        Pie { ctl: PieController::new(&p), p, q: Fifo::default(), rng, maxpacket: 0, book: AqmBook::new(limit) }
     }
 
     /// The queueing delay the controller reads: the last departure's sojourn, 0 when empty.
@@ -151,7 +149,7 @@ impl Pie {
         if self.q.is_empty() {
             SimTime::ZERO
         } else {
-            self.last_sojourn
+            self.book.last_sojourn
         }
     }
 }
@@ -160,20 +158,17 @@ impl QueueDisc for Pie {
     fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
         let qd = self.qdelay();
         self.ctl.catch_up(&self.p, now, qd);
-        if !self.q.fits(self.limit, a.bytes, 0, 0) {
-            self.stats.on_drop("overflow");
-            return Err(DropReason::QueueOverflow);
-        }
+        self.book.tail_drop(&self.q, a.bytes)?;
         self.maxpacket = self.maxpacket.max(a.bytes);
         let ctl = &self.ctl;
         let safe = (ctl.qdelay_old < SimTime(self.p.target.0 / 2) && ctl.drop_prob < 0.2) || self.q.bytes() <= 2 * self.maxpacket as u64;
         let mut admit = Admit::Queued;
         if ctl.burst_allowance == SimTime::ZERO && !safe && self.rng.gen::<f64>() < ctl.drop_prob {
             if self.p.ecn && a.ect() && ctl.drop_prob <= 0.1 {
-                self.stats.on_mark("pie");
+                self.book.stats.on_mark("pie");
                 admit = Admit::QueuedMarkCe;
             } else {
-                self.stats.on_drop("pie");
+                self.book.stats.on_drop("pie");
                 return Err(DropReason::Early);
             }
         }
@@ -185,32 +180,13 @@ impl QueueDisc for Pie {
         let qd = self.qdelay();
         self.ctl.catch_up(&self.p, now, qd);
         let e = self.q.pop()?;
-        self.last_sojourn = now.saturating_sub(e.stamp);
-        self.stats.on_departure(self.last_sojourn);
-        Some((e.id, e.bytes))
+        Some(self.book.depart(now, e))
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
     fn name(&self) -> &'static str {
         "pie"
     }
-    fn limit(&self) -> Option<QueueLimit> {
-        Some(self.limit)
-    }
-    fn sees_every_arrival(&self) -> bool {
-        true
-    }
-    fn last_sojourn(&self) -> Option<SimTime> {
-        Some(self.last_sojourn)
-    }
-    fn aqm_stats(&self) -> Option<&AqmStats> {
-        Some(&self.stats)
-    }
+    aqm_book_accessors!(book, fifo q);
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! Deliberate reading: "the queue" counts waiting packets, not the one being serialized (as
 //! DropTail's default, `count_in_service = false`).
 
-use super::aqm_stats::AqmStats;
+use super::aqm_book::{aqm_book_accessors, AqmBook};
 use super::discipline::{Discipline, ParamError, Params, QueueSetup};
 use super::fifo::Fifo;
 use super::packet::{DropReason, PacketId};
@@ -31,28 +31,23 @@ fn build_step(s: QueueSetup, q: &Params) -> Result<Box<dyn QueueDisc>, ParamErro
 
 pub struct StepMarker {
     pub k_packets: u32,
-    limit: QueueLimit,
     q: Fifo<SimTime>,
-    last_sojourn: SimTime,
-    pub stats: AqmStats,
+    pub book: AqmBook,
 }
 
 impl StepMarker {
     pub fn new(k_packets: u32, limit: QueueLimit) -> StepMarker {
-        StepMarker { k_packets, limit, q: Fifo::default(), last_sojourn: SimTime::ZERO, stats: AqmStats::default() }
+        StepMarker { k_packets, q: Fifo::default(), book: AqmBook::new(limit) }
     }
 }
 
 impl QueueDisc for StepMarker {
     fn enqueue(&mut self, now: SimTime, a: Arrival) -> Result<Admit, DropReason> {
-        if !self.q.fits(self.limit, a.bytes, 0, 0) {
-            self.stats.on_drop("overflow");
-            return Err(DropReason::QueueOverflow);
-        }
+        self.book.tail_drop(&self.q, a.bytes)?;
         let mark = a.ect() && self.q.len() >= self.k_packets as usize;
         self.q.push(a.id, a.bytes, now);
         if mark {
-            self.stats.on_mark("step");
+            self.book.stats.on_mark("step");
             Ok(Admit::QueuedMarkCe)
         } else {
             Ok(Admit::Queued)
@@ -60,31 +55,12 @@ impl QueueDisc for StepMarker {
     }
     fn dequeue(&mut self, now: SimTime) -> Option<(PacketId, u32)> {
         let e = self.q.pop()?;
-        self.last_sojourn = now.saturating_sub(e.stamp);
-        self.stats.on_departure(self.last_sojourn);
-        Some((e.id, e.bytes))
-    }
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
+        Some(self.book.depart(now, e))
     }
     fn name(&self) -> &'static str {
         "step"
     }
-    fn limit(&self) -> Option<QueueLimit> {
-        Some(self.limit)
-    }
-    fn sees_every_arrival(&self) -> bool {
-        true
-    }
-    fn last_sojourn(&self) -> Option<SimTime> {
-        Some(self.last_sojourn)
-    }
-    fn aqm_stats(&self) -> Option<&AqmStats> {
-        Some(&self.stats)
-    }
+    aqm_book_accessors!(book, fifo q);
 }
 
 #[cfg(test)]
@@ -111,6 +87,6 @@ mod tests {
             s.dequeue(SimTime::ZERO);
         }
         assert_eq!(s.enqueue(SimTime::ZERO, arr(10, Ecn::Ect1)), Ok(Queued), "2 waiting: below k");
-        assert_eq!((s.stats.marks.get("step"), s.stats.drops.get("overflow")), (Some(&3), Some(&1)));
+        assert_eq!((s.book.stats.marks.get("step"), s.book.stats.drops.get("overflow")), (Some(&3), Some(&1)));
     }
 }

@@ -101,7 +101,7 @@ fn coupling_law_measured() {
     assert!(l_delay_max < SimTime::from_millis(1), "L wait {l_delay_max}");
     let cd = c_delay / c_n as f64;
     assert!((0.010..0.020).contains(&cd), "classic mean sojourn {cd}");
-    assert_eq!(q.class_stats[1].drops.get("dualpi2").copied().unwrap_or(0), q.stats.drops["dualpi2"]);
+    assert_eq!(q.class_stats[1].drops.get("dualpi2").copied().unwrap_or(0), q.book.stats.drops["dualpi2"]);
 }
 
 /// Time-shifted FIFO: with both queues backlogged the classic head is served only once it has

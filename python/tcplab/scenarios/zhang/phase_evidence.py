@@ -25,8 +25,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tomllib
 from pathlib import Path
+
+from tcplab import evidence
 
 HERE = Path(__file__).resolve().parent
 PKT_TIME_MS = 1000 * 8 / 1.5e6 * 1000        # one 1000-byte packet at 1.5 Mb/s: 5.333 ms
@@ -46,7 +47,7 @@ def runs_of(experiment: str, variant: dict, n: int, jitter: bool = False) -> lis
     stays 0.5 s and seed k + 1 draws the senders' 0-1 ms jitter instead."""
     import tcplab
     spec_dir = HERE / experiment
-    spec = tomllib.loads((spec_dir / "reproduce.toml").read_text())
+    spec = evidence.load_spec(spec_dir)
     out = []
     for k in range(n):
         start_ms = 500 + (0 if jitter else k * STEP_MS)
@@ -82,7 +83,7 @@ def ratio(a: float, b: float) -> float:
 
 
 def table2(n: int) -> list[str]:
-    spec = tomllib.loads((HERE / "table2" / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / "table2")
     lines = ["## What the paper counted", "",
              "The paper's six pairs each sum to the same total, whatever their retransmissions; a saturated "
              "1.5 Mb/s link carries 187.5 packets/s, so that total is the link's capacity over about 106 s — "
@@ -138,7 +139,7 @@ def table2(n: int) -> list[str]:
 
 
 def ack_table(experiment: str, n: int, lead: list[str]) -> list[str]:
-    spec = tomllib.loads((HERE / experiment / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / experiment)
     lines = lead + ["## Spread over the start phase", "",
                     f"ACK1/ACK2 per variant, median (min–max) over {n} runs (connection 2 starts at 0.5 s + k × 10 ms, "
                     "seed k + 1); ✔ = the paper's figure lies inside our range. "
@@ -171,7 +172,7 @@ def mechanism(experiment: str) -> list[str]:
     """The nominal run (start 0.5 s, seed 1) of every variant: who loses, who times out, who sits
     at the 20-packet window, and for Vegas where each connection's Diff ends (from trace_cam)."""
     import tcplab
-    spec = tomllib.loads((HERE / experiment / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / experiment)
     lines = ["## Mechanism in the nominal run", "",
              "Start 0.5 s, seed 1 (the reproduction's run). Drops = bottleneck drops of each connection's data; "
              "rwnd-limited = share of the time the 20-packet window_ (not cwnd) set the usable window; "
@@ -207,7 +208,7 @@ def window_bound() -> list[str]:
     """Table 3 at X = 208 ms: what ns-2's window_ 20 allows the long connection, beside a window
     that never binds (§3: "The receiver advised window is large enough")."""
     import tcplab
-    spec = tomllib.loads((HERE / "table3" / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / "table3")
     rtt2 = 2 * (0.001 + 0.001 + 0.208) + 1000 * 8 / 1.5e6     # propagation + one bottleneck packet time
     cap = 20 / rtt2
     link = 1.5e6 / 8 / 1000
@@ -234,7 +235,7 @@ def synchronisation() -> list[str]:
     """Table 2's nominal runs: overflow episodes at R1 (drops less than 100 ms apart) and how many
     of them drop packets of both connections."""
     import tcplab
-    spec = tomllib.loads((HERE / "table2" / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / "table2")
     lines = ["## Loss synchronisation", "",
              "Nominal run of each pair (start 0.5 s, seed 1): bottleneck drops grouped into overflow episodes "
              "(drops less than 100 ms apart), how many episodes drop packets of both connections, and the data "
@@ -263,7 +264,7 @@ def synchronisation() -> list[str]:
 def vegas_losses() -> list[str]:
     """When Vegas loses packets in table2's nominal runs (bottleneck drops of its data)."""
     import tcplab
-    spec = tomllib.loads((HERE / "table2" / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / "table2")
     lines = ["## When Vegas loses", "",
              "Bottleneck drops of the Vegas connection's data in the nominal run (start 0.5 s, seed 1), "
              "against the paper's collection interval (15–120 s):", "",
@@ -286,7 +287,7 @@ def ns2_rounding(experiment: str) -> list[str]:
     and decreases only once diff >= 3.5; our Vegas (Brakmo's, seed 000 §4.3) compares the
     unrounded diff with 1 and 3. Setting alpha 0.5 / beta 3.5 here is that rounding, nothing tuned."""
     import tcplab
-    spec = tomllib.loads((HERE / experiment / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE / experiment)
     lines = ["## ns-2's Vegas thresholds", "",
              "ns-2's `tcp-vegas.cc` (the paper's Vegas) rounds Diff to an integer before comparing it "
              "(`delta = int((expect - actual) * baseRTT + 0.5)`; increase if delta < v_alpha_ 1, decrease if "
@@ -331,11 +332,7 @@ def main(argv=None) -> int:
         body = mechanism("table3") + ns2_rounding("table3") + window_bound() + ack_table("table3", a.runs, [])
     else:
         body = mechanism("table4") + ns2_rounding("table4") + ack_table("table4", a.runs, [])
-    text = "\n".join(head + body) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(head + body, a.out)
     return 0
 
 

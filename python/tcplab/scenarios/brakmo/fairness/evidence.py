@@ -24,6 +24,8 @@ import math
 import sys
 from pathlib import Path
 
+from tcplab import evidence
+
 HERE = Path(__file__).resolve().parent
 BUFFERS = [10, 20, 50]
 STARTS = {"together": "0ms", "100 ms apart (ours)": "{i*100}ms", "1 s apart": "{i*1000}ms"}
@@ -84,8 +86,7 @@ def main(argv=None) -> int:
     sx, sy = math.sqrt(sum((x - mx) ** 2 for x in xs)), math.sqrt(sum((y - my) ** 2 for y in ys))
     r = cov / (sx * sy) if sx and sy else float("nan")
     lines += ["", f"Correlation of BaseRTT excess with throughput over these connections: r = {r:.2f}.", ""]
-    text = "\n".join(lines) + "\n"
-    (a.out.write_text(text) if a.out else sys.stdout.write(text))
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

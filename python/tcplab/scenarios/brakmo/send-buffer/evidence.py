@@ -19,8 +19,9 @@ import argparse
 import math
 import statistics
 import sys
-import tomllib
 from pathlib import Path
+
+from tcplab import evidence
 
 MSS_KB = 1.4
 
@@ -33,7 +34,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
     folder = a.folder.resolve()
-    spec = tomllib.loads((folder / "reproduce.toml").read_text())
+    spec = evidence.load_spec(folder)
     (axis, bufs), = spec["axes"].items()
     runs: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     for v in spec["variants"]:
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
             per[b] = []
             for seed in range(1, a.seeds + 1):
                 s = tcplab.run(folder / v.get("scenario", spec["scenario"]), seed=seed, overrides={**v["set"], axis: b}).summary
-                f = next(x for x in s["flows"] if x["name"] == spec["flow"])
+                f = evidence.flow(s, spec["flow"])
                 per[b].append((f["throughput_KBps"], f["retransmitted_bytes"] / 1024, f["coarse_timeouts"]))
         runs[v["name"]] = per
     sizes = sorted({int(n.split("-")[1].rstrip("KB")) for n in runs})
@@ -77,11 +78,7 @@ def main(argv=None) -> int:
         m, s = statistics.fmean(d), statistics.stdev(d)
         h = 1.96 * s / math.sqrt(len(d))
         lines.append(f"| {kb} KB | {m:+.2f} | {s:.2f} | {m - h:+.2f} … {m + h:+.2f} | {sum(x > 0 for x in d)}/{len(d)} |")
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

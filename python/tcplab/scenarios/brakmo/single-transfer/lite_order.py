@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
+
+from tcplab import evidence
 
 HERE = Path(__file__).resolve().parent
 ROWS = ["lite.0", "lite.1", "lite.2", "lite.3", "reno"]
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
     import tcplab
-    spec = tomllib.loads((HERE / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE)
     sets = {v["name"]: v["set"] for v in spec["variants"]}
     buffers = [int(b) for b in a.buffers.split(",")]
     lines = ["# brakmo/single-transfer: the Lite order against the bottleneck buffer", "",
@@ -63,9 +64,8 @@ def main(argv=None) -> int:
             for seed in range(1, a.seeds + 1):
                 s = tcplab.run(HERE / "scenario-p2p.toml", seed=seed,
                                overrides={**sets[row], "links[1].queue.limit": f"{buf}pkts"}).summary
-                f = s["flows"]
-                f = f["transfer"] if isinstance(f, dict) else next(x for x in f if x["name"] == "transfer")
-                link = next(l for l in s["links"] if l["from"] == "Gateway1" and l["to"] == "Gateway2")
+                f = evidence.flow(s, "transfer")
+                link = evidence.link(s, "Gateway1", "Gateway2")
                 tps.append(f["throughput_KBps"])
                 tos.append(f["coarse_timeouts"])
                 eps += episodes(link["drop_times_s"])[1:]   # after the first slow start's overflow
@@ -80,8 +80,7 @@ def main(argv=None) -> int:
               "ACKs every second segment plus the MSS/8 term grow the window by more than one segment per "
               "RTT, so an overflow takes three segments of one window where Lite.2 loses two, and the third "
               "costs a coarse timeout (seed 001 §3.3 names the cause; its Fig 7 shows paired losses only)."]
-    text = "\n".join(lines) + "\n"
-    (a.out.write_text(text) if a.out else sys.stdout.write(text))
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

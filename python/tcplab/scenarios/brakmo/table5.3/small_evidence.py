@@ -14,8 +14,9 @@ import argparse
 import itertools
 import statistics
 import sys
-import tomllib
 from pathlib import Path
+
+from tcplab import evidence
 
 HERE = Path(__file__).resolve().parent
 
@@ -26,7 +27,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
-    spec = tomllib.loads((HERE / "reproduce.toml").read_text())
+    spec = evidence.load_spec(HERE)
     axes = spec["axes"]
     cells = [dict(zip(axes, vals)) for vals in itertools.product(*axes.values())]
     lines = ["# brakmo/table5.3: the transfers' timeouts", "",
@@ -53,11 +54,7 @@ def main(argv=None) -> int:
             pr = v["paper"].get(f"flows.{flow}.retransmitted_KB")
             lines.append(f"| {v['name']} | {flow} | {paper} | {statistics.fmean(r[0] for r in rs):.1f} | " + " | ".join(groups) +
                          f" | {pr}; {statistics.fmean(r[2] for r in rs):.2f} |")
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

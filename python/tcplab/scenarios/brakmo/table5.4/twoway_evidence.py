@@ -21,6 +21,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from tcplab import evidence
+
 HERE = Path(__file__).resolve().parent
 VARIANTS = ("reno", "vegas13", "reno-2way", "vegas13-2way")
 BUFFERS = ("10pkts", "15pkts", "20pkts")
@@ -28,14 +30,13 @@ BUFFERS = ("10pkts", "15pkts", "20pkts")
 
 def main(argv=None) -> int:
     import tcplab
-    import tomllib
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=19)
     ap.add_argument("--boot", type=int, default=2000)
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
-    spec = tomllib.loads((HERE / "reproduce.toml").read_text())
-    by_name = {v["name"]: v for v in spec["variants"]}
+    spec = evidence.load_spec(HERE)
+    by_name = evidence.variants_by_name(spec)
     runs: dict[str, list[tuple[str, float, float, float]]] = {}
     for name in VARIANTS:
         lst = []
@@ -43,7 +44,7 @@ def main(argv=None) -> int:
             for seed in range(1, a.seeds + 1):
                 ov = {**by_name[name]["set"], "links[0].queue.limit": buf}
                 s = tcplab.run(HERE / "scenario.toml", seed=seed, overrides=ov).summary
-                f = next(x for x in s["flows"] if x["name"] == "transfer")
+                f = evidence.flow(s, "transfer")
                 lst.append((buf, f["throughput_KBps"], f["retransmitted_bytes"] / 1024, f["coarse_timeouts"]))
         runs[name] = lst
 
@@ -81,11 +82,7 @@ def main(argv=None) -> int:
             rs = [r for r in runs[name] if r[0] == buf]
             lines.append(f"| {name} | {buf} | {statistics.fmean(r[1] for r in rs):.1f} | {statistics.fmean(r[2] for r in rs):.1f} | "
                          f"{statistics.fmean(r[3] for r in rs):.2f} | {sum(r[2] > 0 for r in rs)}/{len(rs)} |")
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

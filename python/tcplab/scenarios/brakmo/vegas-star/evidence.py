@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tcplab import evidence
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -32,14 +34,12 @@ def main(argv=None) -> int:
             for v in ("vegas", "vegas-star"):
                 s = tcplab.run(HERE / "scenario.toml", seed=1, overrides={
                     "tcp[0].variant": v, "tcp[0].mss": mss, "links[1].queue.limit": f"{buf}pkts"}).summary
-                f = s["flows"]
-                f = f["transfer"] if isinstance(f, dict) else next(x for x in f if x["name"] == "transfer")
-                link = next(l for l in s["links"] if l["from"] == "Gateway1" and l["to"] == "Gateway2")
+                f = evidence.flow(s, "transfer")
+                link = evidence.link(s, "Gateway1", "Gateway2")
                 cells.append(f"{f['retransmitted_segments']} lost, peak queue {link['queue_max_pkts']}, {f['throughput_KBps']:.1f}")
             lines.append(f"| {buf} | {mss} | {cells[0]} | {cells[1]} |")
             print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
-    (a.out.write_text(text) if a.out else sys.stdout.write(text))
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

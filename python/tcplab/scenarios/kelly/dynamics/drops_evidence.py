@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tcplab import evidence
+
 HERE = Path(__file__).resolve().parent
 LINK = "R1->R2"
 WINDOW = (250.0, 300.0)
@@ -46,11 +48,7 @@ def main(argv=None) -> int:
               "| t (s) | link | reason | flow | kind | queue (pkts) |", "|---|---|---|---|---|---|"]
     for t, name, reason, flow, kind, q in drops.select(["t_s", "link", "reason", "flow", "kind", "qlen_pkts"]).iter_rows():
         lines.append(f"| {t:.3f} | {name} | {reason} | {flow} | {kind} | {q} |")
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

@@ -19,6 +19,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from tcplab import evidence
+
 LINK = "R1->R2"
 
 
@@ -76,11 +78,7 @@ def main(argv=None) -> int:
         lines.append(f"| {path.name} | {d['n']} | {d['mean']:.3f} | {d['resid']:.3f} | {d['rest_mean']:.3f} | "
                      f"{p['queue_delay_mean_ms']:.3f} | {d['rest_mean'] / p['queue_delay_mean_ms']:.3f} | {d['std']:.3f} | "
                      f"{d['rest_std']:.3f} | {p['queue_delay_std_ms']:.3f} |")
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 

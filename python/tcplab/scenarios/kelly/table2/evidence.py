@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from tcplab import evidence
+
 HERE = Path(__file__).resolve().parent
 LINK_BPS = 30e6
 HEADER = 52            # bytes on the wire beside the segment (TCP/IP + timestamps), as the scenarios set
@@ -61,11 +63,7 @@ def main(argv=None) -> int:
               "0.109 = 0.320 against the paper's 0.321), but across Table 1's N the same split does not fit (ours − "
               "residual is 0.25× the paper's at N = 1 and 1.22× at N = 512: ../table1/residual_evidence.md), so which "
               "term Kelly's ns-2 monitor left out stays not settled."]
-    text = "\n".join(lines) + "\n"
-    if a.out:
-        a.out.write_text(text)
-    else:
-        sys.stdout.write(text)
+    evidence.write_markdown(lines, a.out)
     return 0
 
 
