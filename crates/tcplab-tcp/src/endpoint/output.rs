@@ -62,10 +62,9 @@ impl Endpoint {
             self.stats.segments_sent += 1;
             return Some(*r);
         }
-        if self.ecn_ack_pending.is_some() {
-            // Built (and counted) when the CE state changed (RFC 8257 §3.2). (Tested first:
-            // `take` alone moves the whole 76-byte option on every poll.)
-            return self.ecn_ack_pending.take();
+        if let Some(a) = self.ecn_ack_pending.take() {
+            // Built (and counted) when the CE state changed (RFC 8257 §3.2).
+            return Some(*a);
         }
         match self.state {
             TcpState::Closed | TcpState::Listen => return None,

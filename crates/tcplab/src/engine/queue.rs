@@ -267,31 +267,46 @@ impl<E: Copy> EventQueue<E> {
 
 /// A cancellable timer slot: the generation stored in a scheduled event must match the slot's
 /// current generation when the event fires, otherwise the event was cancelled or superseded.
-#[derive(Clone, Copy, Debug, Default)]
+/// 16 bytes: "not armed" is `u64::MAX` rather than an `Option` (24 bytes; three per connection).
+#[derive(Clone, Copy, Debug)]
 pub struct Timer {
+    armed_at: u64,
     generation: u32,
-    armed_at: Option<SimTime>,
 }
+
+impl Default for Timer {
+    fn default() -> Self {
+        Timer { armed_at: NOT_ARMED, generation: 0 }
+    }
+}
+
+/// `Timer::armed_at` of a disarmed timer. (`SimTime::MAX` is never a firing time: the run ends
+/// before it.)
+const NOT_ARMED: u64 = u64::MAX;
 
 impl Timer {
     /// Arm (or re-arm) the timer; returns the generation to put in the event.
     pub fn arm(&mut self, at: SimTime) -> u32 {
         self.generation = self.generation.wrapping_add(1);
-        self.armed_at = Some(at);
+        // The end of time is never reached (the run stops before): one ns earlier keeps the
+        // timer armed and every comparison with a real time as it was.
+        self.armed_at = at.0.min(NOT_ARMED - 1);
         self.generation
     }
     /// Cancel: any event carrying an older generation will be ignored.
     pub fn cancel(&mut self) {
         self.generation = self.generation.wrapping_add(1);
-        self.armed_at = None;
+        self.armed_at = NOT_ARMED;
     }
+    #[inline]
     pub fn armed_at(&self) -> Option<SimTime> {
-        self.armed_at
+        (self.armed_at != NOT_ARMED).then_some(SimTime(self.armed_at))
     }
     /// True (and disarms) if an event with generation `generation` is the live one.
+    #[inline]
     pub fn fire(&mut self, generation: u32) -> bool {
-        if self.armed_at.is_some() && generation == self.generation {
-            self.armed_at = None;
+        if self.armed_at != NOT_ARMED && generation == self.generation {
+            self.armed_at = NOT_ARMED;
             true
         } else {
             false

@@ -54,6 +54,8 @@ pub struct Link {
     /// a point-to-point link). The transmitter then waits for the medium (`sim::lan`). Packed
     /// into four bytes so `Link` keeps its size.
     pub lan: u32,
+    /// The last packet size's transmission time (see [`TxMemo`]).
+    pub tx_memo: TxMemo,
     pub params: LinkParams,
     /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
     pub pipe: VecDeque<(SimTime, PacketId)>,
@@ -63,6 +65,22 @@ pub struct Link {
     pub from: NodeId,
     pub rng: StreamRng,
     pub name: String,
+}
+
+/// The transmission time of the last packet size seen on a link direction. A direction carries
+/// mostly one size (full data segments one way, ACKs the other), so this spares the 64-bit
+/// division of `transmission_time` on nearly every packet; the value is the function's own, so
+/// results are unchanged. `bytes == u32::MAX`: empty.
+#[derive(Clone, Copy, Debug)]
+pub struct TxMemo {
+    bytes: u32,
+    ns: u64,
+}
+
+impl Default for TxMemo {
+    fn default() -> Self {
+        TxMemo { bytes: u32::MAX, ns: 0 }
+    }
 }
 
 /// One scripted drop: the `occurrence`-th transmission (1 = the first) of the data segment of
@@ -115,6 +133,15 @@ impl Link {
     #[inline]
     pub fn on_lan(&self) -> Option<(u32, u32)> {
         (self.lan != NO_LAN).then_some((self.lan >> 16, self.lan & 0xffff))
+    }
+
+    /// [`Link::tx_time`] through the link's one-entry memo (the per-packet path).
+    #[inline]
+    pub fn tx_time_memo(&mut self, bytes: u32) -> SimTime {
+        if self.tx_memo.bytes != bytes {
+            self.tx_memo = TxMemo { bytes, ns: self.tx_time(bytes).0 };
+        }
+        SimTime(self.tx_memo.ns)
     }
 
     /// Transmission time of a packet of `bytes` on this link.

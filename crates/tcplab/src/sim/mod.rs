@@ -428,7 +428,7 @@ impl Simulation {
             if link.lan != crate::net::link::NO_LAN {
                 self.lan_ready(now, l);
             } else {
-                let t = now + link.tx_time(size);
+                let t = now + link.tx_time_memo(size);
                 self.events.schedule(t, Event::TxDone(l));
             }
             self.capture(now, l, id);
@@ -555,7 +555,7 @@ impl Simulation {
             if link.lan != crate::net::link::NO_LAN {
                 self.lan_ready(now, l);
             } else {
-                let t = now + link.tx_time(nsize);
+                let t = now + link.tx_time_memo(nsize);
                 self.events.schedule(t, Event::TxDone(l));
             }
             self.capture(now, l, next);
