@@ -262,6 +262,14 @@ impl LinkMonitor {
         self.on_delay_of(now, SimTime(d));
     }
 
+    /// A packet found the link idle and left at once (a delay of 0). Counted without the sums:
+    /// adding 0.0 leaves them as they are (they only ever hold +0.0 or more).
+    #[inline]
+    pub fn on_no_wait(&mut self) {
+        self.delay_n += 1;
+        self.cur_delay_n += self.record_intervals as u64;
+    }
+
     /// A packet left for the wire after waiting `d` (a discipline that measures it itself).
     #[inline]
     pub fn on_delay_of(&mut self, _now: SimTime, d: SimTime) {

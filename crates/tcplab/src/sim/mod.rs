@@ -391,11 +391,10 @@ impl Simulation {
     }
 
     fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
-        let size = self.pool.get(id).size;
-        let ecn = self.pool.get(id).ecn;
+        let (size, ecn) = { let p = self.pool.get(id); (p.size, p.ecn) };
         let ect = ecn.capable();
-        let tag = self.tag_if_traced(l, id);
         let link = &mut self.links[l as usize];
+        let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id) } else { PacketTag::NONE };
         link.monitor.on_arrive(size);
         link.monitor.on_arrive_ecn(now, size, ect);
         // Trace rows carry the queue length after the event: an arrival is recorded once the
@@ -420,7 +419,7 @@ impl Simulation {
         if !link.aqm && link.busy.is_none() && link.monitor.queue_len() == 0 {
             // Straight onto the wire.
             link.monitor.on_depart();
-            link.monitor.on_delay(now, false);
+            link.monitor.on_no_wait();
             link.busy = Some((id, size));
             link.monitor.on_queue_change(now, 0, true);
             link.monitor.trace(now, 0, size, None, tag);
@@ -623,8 +622,17 @@ impl Simulation {
         // Only a delivered packet is copied out of the pool (a transit hop reads two fields).
         let (dst, ttl) = { let p = self.pool.get(id); (p.dst, p.ttl) };
         if dst == node {
-            let p = *self.pool.get(id);
             self.conservation.delivered += 1;
+            let p = self.pool.get(id);
+            if let PacketKind::Tcp { conn, gen, to_receiver, seg } = p.kind {
+                // The common case, without copying the whole packet: the segment, with the CE
+                // codepoint handed up by the IP layer (RFC 3168 §6.1.3), as `deliver` does.
+                let seg = tcplab_tcp::Segment { ce: p.ecn == Ecn::Ce, ..seg };
+                self.pool.free(id);
+                self.tcp_on_segment(now, conn, gen, to_receiver, &seg);
+                return;
+            }
+            let p = *p;
             if let PacketKind::Raw = p.kind {
                 // A real datagram (emulation): the emulator writes it out (`crate::emu`).
                 let bytes = self.pool.take_raw(id);
