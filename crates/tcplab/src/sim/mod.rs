@@ -456,7 +456,9 @@ impl Simulation {
                     self.settle_inner_drops(now, l);
                 }
                 let link = &mut self.links[l as usize];
-                let q = link.queue.len_pkts() as u32;
+                // A non-AQM queue grew by exactly this packet (its length is mirrored).
+                let q = if link.aqm { link.queue.len_pkts() as u32 } else { link.monitor.queue_len() + 1 };
+                debug_assert_eq!(q as usize, link.queue.len_pkts());
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
                 link.monitor.trace(now, 0, size, None, tag);
                 if link.busy.is_none() {
@@ -528,7 +530,10 @@ impl Simulation {
     /// Begin transmitting the next queued packet of idle link `l`, if any.
     pub(crate) fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
-        let next = link.queue.dequeue(now);
+        // A non-AQM queue's length is mirrored by the monitor (see `link_enqueue`): when it is
+        // 0 the queue is empty, and its memory (cold at thousands of flows) is not visited.
+        debug_assert!(link.aqm || link.monitor.queue_len() as usize == link.queue.len_pkts());
+        let next = if !link.aqm && link.monitor.queue_len() == 0 { None } else { link.queue.dequeue(now) };
         if link.aqm {
             self.settle_inner_drops(now, l);
             if let Some((id, _)) = next {
@@ -548,7 +553,8 @@ impl Simulation {
                 Some(d) => link.monitor.on_delay_of(now, d),
                 None => link.monitor.on_delay(now, true),
             }
-            let q = link.queue.len_pkts() as u32;
+            let q = if link.aqm { link.queue.len_pkts() as u32 } else { link.monitor.queue_len() - 1 };
+            debug_assert_eq!(q as usize, link.queue.len_pkts());
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
             if link.lan != crate::net::link::NO_LAN {
