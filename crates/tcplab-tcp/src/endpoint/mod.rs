@@ -191,7 +191,9 @@ pub struct Endpoint {
     read_credit: f64,
     hs_sent_at: Option<Nanos>,
     hs_rtt: Option<Nanos>,
-    sack_rcv: SackReceiver,
+    /// Allocated at the first out-of-order or duplicate segment of a SACK connection (only
+    /// those write it): the others, and every idle connection, carry a pointer (issue 28).
+    sack_rcv: Option<Box<SackReceiver>>,
 }
 
 /// The hooks added for modern TCP (pacing rate, ACK event, app-limited mark, recovery pipe,
@@ -295,7 +297,7 @@ impl Endpoint {
             trace: if cfg.trace { Some(Box::default()) } else { None },
             ecn: EcnState { per_segment: cfg.ecn_per_segment, dctcp_echo: cfg.ecn_dctcp_echo, l4s: cfg.ecn_l4s, ..EcnState::default() },
             sack_ok: false,
-            sack_rcv: SackReceiver::default(),
+            sack_rcv: None,
             sack_in: None,
             sack_in_n: 0,
             gate_open: false,
@@ -527,6 +529,11 @@ impl Endpoint {
         if let Some(tr) = self.trace.as_deref_mut() {
             tr.push(r);
         }
+    }
+
+    /// The SACK receiver's block list, made at its first use.
+    fn sack_rcv(&mut self) -> &mut SackReceiver {
+        self.sack_rcv.get_or_insert_with(Box::default)
     }
 
     fn enter_closed(&mut self, now: Option<Nanos>) {

@@ -210,11 +210,11 @@ impl Endpoint {
 
     pub(super) fn pure_ack(&mut self, now: Nanos) -> Segment {
         let mut seg = self.base_segment(now, self.snd_max);
-        if self.sack_ok && self.sack_rcv.has_blocks() {
+        if self.sack_ok && self.sack_rcv.as_deref().is_some_and(|r| r.has_blocks()) {
             // RFC 2018 §3: 4 blocks fit the 40 option bytes, 3 beside timestamps.
             let max = if self.ts_ok { 3 } else { 4 };
             let irs = self.irs;
-            seg.sack = self.sack_rcv.blocks(max, |x| irs.wrapping_add(x as u32));
+            seg.sack = self.sack_rcv().blocks(max, |x| irs.wrapping_add(x as u32));
         }
         self.ecn.decorate(&mut seg, false);
         self.stats.acks_sent += 1;

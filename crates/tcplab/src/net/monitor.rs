@@ -443,3 +443,29 @@ impl LinkMonitor {
         self.q_len
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The occupancy average (waiting + in service), now `q_area + busy_ns`, equals the integral
+    /// of waiting + in-service packets taken step by step.
+    #[test]
+    fn system_average_is_the_queue_plus_the_packet_in_service() {
+        let mut m = LinkMonitor::new(SimTime(300), false);
+        // (time, waiting, in service)
+        let steps = [(0u64, 0u32, true), (100, 2, true), (250, 1, true), (400, 0, true), (700, 0, false), (1000, 3, true), (1300, 0, false), (1700, 1, true)];
+        let (mut area, mut last) = (0u128, (0u64, 0u32));
+        for &(t, q, busy) in &steps {
+            area += last.1 as u128 * (t - last.0) as u128;
+            m.on_queue_change(SimTime(t), q, busy);
+            last = (t, q + busy as u32);
+        }
+        let end = 2000;
+        area += last.1 as u128 * (end - last.0) as u128;
+        m.finish(SimTime(end));
+        assert_eq!(area, 2_950);
+        assert_eq!(m.system_avg(SimTime(end)), area as f64 / end as f64);
+        assert_eq!(m.busy_ns, 1_300);
+    }
+}
