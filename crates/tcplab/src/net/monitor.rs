@@ -303,11 +303,16 @@ impl LinkMonitor {
         }
     }
 
-    /// Advance the time integrals to `now` (closing any interval boundaries passed).
+    /// Advance the time integrals to `now` (closing any interval boundaries passed). The test
+    /// inline (one of a hop's three calls finds the time unchanged), the work out of line.
+    #[inline(always)]
     fn advance(&mut self, now: SimTime) {
-        if now <= self.last_change {
-            return;
+        if now > self.last_change {
+            self.advance_to(now);
         }
+    }
+
+    fn advance_to(&mut self, now: SimTime) {
         let q = self.q_len as u128;
         if self.record_intervals {
             let mut t = self.last_change;
