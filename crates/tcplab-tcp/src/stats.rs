@@ -5,8 +5,14 @@ use crate::Nanos;
 /// How many coarse-timeout times [`ConnStats::timeout_times`] keeps.
 pub const MAX_TIMEOUT_TIMES: usize = 100;
 
+/// `repr(C)`, the counters every segment touches first (issue 28: at thousands of flows each
+/// cache line of a cold endpoint is a miss); the field order is otherwise free.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct ConnStats {
+    // Hot: touched by every segment sent or received (the first three cache lines).
+    /// Sum of the fine RTT samples (ns), see `rtt_samples`.
+    pub rtt_sum: u128,
     /// Data bytes cumulatively acknowledged by the peer (excludes SYN/FIN).
     pub bytes_acked: u64,
     /// All segments emitted (data, control, pure ACKs).
@@ -15,13 +21,40 @@ pub struct ConnStats {
     pub data_segments_sent: u64,
     /// Data bytes sent for the first time.
     pub bytes_sent: u64,
+    pub acks_sent: u64,
+    pub segments_received: u64,
+    /// Data bytes read by the receiving application.
+    pub bytes_delivered_to_app: u64,
+    /// ECN: CE-marked data segments received (receiver side).
+    pub ecn_ce_received: u64,
+    /// Fine RTT samples: how many, their sum and the largest (ns), for the mean and max RTT.
+    pub rtt_samples: u64,
+    /// Time (ns, between new ACKs at the sender) during which the usable window was set by the
+    /// send buffer, by the peer's advertised (receive) window, or by cwnd or a full path (a
+    /// buffer that binds while the RTT is above 1.5 × its minimum counts as the last).
+    pub limited_ns: [u64; 3],
+    /// Smallest fine RTT sample (ns): the minimum of all measured round-trip times, which is
+    /// Vegas' BaseRTT (seed 000 §4.3) whenever no retransmission spoiled a sample.
+    pub min_rtt: Option<Nanos>,
+    pub max_rtt: Option<Nanos>,
+    /// Time of the previous new ACK and the limit that bound then (index into `limited_ns`).
+    pub limit_since: Option<(Nanos, u8)>,
+    /// Time the last byte of a finite transfer was acknowledged.
+    pub completion_time: Option<Nanos>,
+    pub max_cwnd_bytes: u32,
+    /// Connection aborted (too many retransmissions, or RST).
+    pub aborted: bool,
+    // Cold: the handshake, the end, losses and rarer events.
+    /// Time of the first data segment sent.
+    pub first_send: Option<Nanos>,
+    /// Time the connection reached ESTABLISHED.
+    pub established_at: Option<Nanos>,
+    /// Time the connection became CLOSED.
+    pub closed_at: Option<Nanos>,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     /// Retransmission-timer expiries with data outstanding (not persist probes).
     pub coarse_timeouts: u64,
-    /// When the first 100 (`MAX_TIMEOUT_TIMES`) of those expiries happened (seed 001 §3.1 lists
-    /// Lite.0's at 3.5, 10.5 and 14.5 s).
-    pub timeout_times: Vec<Nanos>,
     /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (`lite` variants only).
     pub predicted_acks: u64,
     /// Largest gap between a timeout and the previous segment sent (seed 001 §3.2: "a delay of
@@ -30,38 +63,8 @@ pub struct ConnStats {
     pub fast_retransmits: u64,
     /// Slow-start restarts after an idle period (4.4BSD tcp_output.c).
     pub idle_restarts: u64,
-    pub max_cwnd_bytes: u32,
     pub dupacks_received: u64,
-    pub acks_sent: u64,
-    pub segments_received: u64,
     pub out_of_order_segments: u64,
-    /// Data bytes read by the receiving application.
-    pub bytes_delivered_to_app: u64,
-    /// Time of the first data segment sent.
-    pub first_send: Option<Nanos>,
-    /// Time the last byte of a finite transfer was acknowledged.
-    pub completion_time: Option<Nanos>,
-    /// Time the connection reached ESTABLISHED.
-    pub established_at: Option<Nanos>,
-    /// Time the connection became CLOSED.
-    pub closed_at: Option<Nanos>,
-    /// Connection aborted (too many retransmissions, or RST).
-    pub aborted: bool,
-    /// Smallest fine RTT sample (ns): the minimum of all measured round-trip times, which is
-    /// Vegas' BaseRTT (seed 000 §4.3) whenever no retransmission spoiled a sample.
-    pub min_rtt: Option<Nanos>,
-    /// Fine RTT samples: how many, their sum and the largest (ns), for the mean and max RTT.
-    pub rtt_samples: u64,
-    pub rtt_sum: u128,
-    pub max_rtt: Option<Nanos>,
-    /// Time (ns, between new ACKs at the sender) during which the usable window was set by the
-    /// send buffer, by the peer's advertised (receive) window, or by cwnd or a full path (a
-    /// buffer that binds while the RTT is above 1.5 × its minimum counts as the last).
-    pub limited_ns: [u64; 3],
-    /// Time of the previous new ACK and the limit that bound then (index into `limited_ns`).
-    pub limit_since: Option<(Nanos, u8)>,
-    /// ECN: CE-marked data segments received (receiver side).
-    pub ecn_ce_received: u64,
     /// ECN: ACKs with ECE received (sender side).
     pub ecn_ece_received: u64,
     /// ECN: window reductions in response to ECE (at most one per window).
@@ -72,4 +75,7 @@ pub struct ConnStats {
     /// SACK: ACKs carrying SACK blocks received, and D-SACK blocks among them (RFC 2883).
     pub sack_acks_received: u64,
     pub dsacks_received: u64,
+    /// When the first 100 (`MAX_TIMEOUT_TIMES`) of those expiries happened (seed 001 §3.1 lists
+    /// Lite.0's at 3.5, 10.5 and 14.5 s).
+    pub timeout_times: Vec<Nanos>,
 }

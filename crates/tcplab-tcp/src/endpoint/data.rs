@@ -32,7 +32,7 @@ impl Endpoint {
         let rtt = self.hs_rtt;
         if seg_end <= self.rcv_nxt {
             if self.sack_ok && self.cfg.dsack && len > 0 {
-                self.sack_rcv.on_duplicate(s, s + len);
+                self.sack_rcv().on_duplicate(s, s + len);
             }
             // Entirely old (tcp_input.c: duplicate data → ACK now).
             self.ack.on_data(now, Arrival::Unacceptable, seg.len, threshold, self.cfg.recv_buffer, rtt, dto);
@@ -67,18 +67,20 @@ impl Endpoint {
             }
             arrival = if had_hole { Arrival::FillsHole { advance: self.rcv_nxt - before } } else { Arrival::InOrder { len: len as u32 } };
             if had_hole && self.sack_ok {
-                self.sack_rcv.on_advance(self.rcv_nxt);
+                let rcv_nxt = self.rcv_nxt;
+                self.sack_rcv().on_advance(rcv_nxt);
             }
         } else {
             self.stats.out_of_order_segments += 1;
             if len > 0 {
                 if self.sack_ok && self.cfg.dsack && self.reass.iter().any(|&(a, b)| a <= s && s + len <= b) {
-                    self.sack_rcv.on_duplicate(s, s + len);
+                    self.sack_rcv().on_duplicate(s, s + len);
                 }
                 self.reass_insert(s, s + len);
                 if self.sack_ok {
                     let i = self.reass.partition_point(|r| r.1 < s);
-                    self.sack_rcv.on_out_of_order(self.reass[i]);
+                    let block = self.reass[i];
+                    self.sack_rcv().on_out_of_order(block);
                 }
             }
             arrival = Arrival::OutOfOrder;

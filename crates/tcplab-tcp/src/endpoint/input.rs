@@ -108,7 +108,7 @@ impl Endpoint {
         if self.ecn.on_segment(seg) && (self.ack.delack || self.ack.unacked_bytes > 0) {
             // RFC 8257 §3.2: the CE state changes; ACK what came before with the old state.
             let a = self.pure_ack(now);
-            self.ecn_ack_pending = Some(a);
+            self.ecn_ack_pending = Some(Box::new(a));
         }
         self.ecn.take_ce_state(seg);
         self.stats.ecn_ce_received = self.ecn.ce_received;
@@ -313,32 +313,36 @@ impl Endpoint {
             return;
         }
         self.stats.sack_acks_received += 1;
+        let mut blocks = [(0u64, 0u64); 4];
+        let mut n = 0;
         for &(l, r) in seg.sack.as_slice() {
             let (Some(a), Some(b)) = (unwrap(l, self.wire_snd(self.snd_una), self.snd_una), unwrap(r, self.wire_snd(self.snd_una), self.snd_una)) else { continue };
             if b > a && b <= self.snd_max {
-                self.sack_in[self.sack_in_n] = (a, b);
-                self.sack_in_n += 1;
+                blocks[n] = (a, b);
+                n += 1;
             }
         }
-        for i in 0..self.sack_in_n {
+        let blocks = &blocks[..n];
+        for &(a, b) in blocks {
             // Delivery-rate estimation (BBR) counts SACKed data when it is reported.
-            let (a, b) = self.sack_in[i];
             if b > ack {
                 self.cc.on_sacked(now, a.max(ack).saturating_sub(1), b.saturating_sub(1));
             }
         }
-        if self.sack_in_n > 0 {
-            let (a, b) = self.sack_in[0];
-            let inside_second = self.sack_in_n > 1 && self.sack_in[1].0 <= a && b <= self.sack_in[1].1;
+        if let Some(&(a, b)) = blocks.first() {
+            let inside_second = blocks.len() > 1 && blocks[1].0 <= a && b <= blocks[1].1;
             if b <= ack || inside_second {
                 self.stats.dsacks_received += 1;
             }
         }
         if self.trace.is_some() {
-            for i in 0..self.sack_in_n {
-                let (a, b) = self.sack_in[i];
+            for &(a, b) in blocks {
                 self.record(now, TraceKind::Sack, a, (b - a).min(u32::MAX as u64) as u32);
             }
+        }
+        if n > 0 {
+            self.sack_in.get_or_insert_with(Box::default)[..n].copy_from_slice(blocks);
+            self.sack_in_n = n as u8;
         }
     }
 

@@ -69,7 +69,7 @@ macro_rules! recovery_ctx {
             snd_wnd: $ep.snd_wnd,
             dupacks: $ep.dupacks,
             dupack_threshold: $ep.cfg.dupack_threshold,
-            sack: &$ep.sack_in[..$ep.sack_in_n],
+            sack: match $ep.sack_in.as_deref() { Some(b) => &b[..$ep.sack_in_n as usize], None => &[] },
         }
     };
 }
@@ -102,88 +102,98 @@ mod pacing;
 mod timers;
 
 /// A sans-IO TCP endpoint. See the crate documentation.
+///
+/// Field order is deliberate (`repr(C)`, hot first; issue 28): at thousands of flows an
+/// endpoint is cold when its next segment arrives, and every cache line an ACK or a data
+/// segment touches is a miss. The first ~10 lines hold what segment processing, output and
+/// `next_timer` read or write; the counters follow (their hot ones first, see [`ConnStats`]);
+/// handshake, read-rate and SACK-receiver state come last. The rare and the large are boxed.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Endpoint {
     /// Shared between endpoints built from one configuration (192 bytes each otherwise; issue 28).
     cfg: Arc<EndpointConfig>,
-    state: TcpState,
-    iss: u32,
-    irs: u32,
-
-    // Negotiated.
-    eff_mss: u32,
-    ts_ok: bool,
-    rcv_scale: u8,
-    snd_scale: u8,
+    cc: Box<dyn CongestionControl>,
+    rec: Box<dyn LossRecovery>,
 
     // Sender, in 64-bit offsets of our sequence space (0 = SYN, 1 = first data byte).
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
-    snd_wnd: u32,
-    max_sndwnd: u32,
     snd_wl1: u64,
     snd_wl2: u64,
-    w: CcWindow,
     app_written: u64,
-    close_requested: bool,
-    fin_seq: Option<u64>,
+    // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
+    rcv_nxt: u64,
+    rcv_adv: u64,
+    w: CcWindow,
+    iss: u32,
+    irs: u32,
+    // Negotiated.
+    eff_mss: u32,
+    snd_wnd: u32,
+    max_sndwnd: u32,
     dupacks: u32,
-    pending_retx: Option<u64>,
+    ts_recent: u32,
+    // Clocks.
+    tcp_now: u32,
+    /// BSD `t_idle`: slow ticks since a segment was last received.
+    idle_ticks: u32,
+    state: TcpState,
+    ts_ok: bool,
+    rcv_scale: u8,
+    snd_scale: u8,
+    close_requested: bool,
     force_probe: bool,
     syn_pending: bool,
-    timer: RetransmitTimer,
-    cc: Box<dyn CongestionControl>,
-    rec: Box<dyn LossRecovery>,
-    log: SendLog,
+    fin_rcvd: bool,
+    sack_ok: bool,
+    /// Sending under a pipe-governed recovery: the peer's window alone bounds new data.
+    gate_open: bool,
+    /// How many of `sack_in`'s blocks the ACK being processed carried.
+    sack_in_n: u8,
+    /// Which of the hooks for modern TCP this endpoint calls (decided when it is built).
+    hooks: ModernHooks,
+    fin_seq: Option<u64>,
+    pending_retx: Option<u64>,
     fine_srtt: Option<Nanos>,
     last_send: Option<Nanos>,
     /// Boxed: a RST is rare, and 76 bytes inline would be paid by every idle endpoint.
     rst_pending: Option<Box<Segment>>,
     /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
-    ecn_ack_pending: Option<Segment>,
-
-    // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
-    rcv_nxt: u64,
-    rcv_adv: u64,
-    reass: Vec<(u64, u64)>,
-    peer_fin: Option<u64>,
-    fin_rcvd: bool,
-    app_read: u64,
-    read_rate: Option<f64>,
-    read_credit: f64,
-    read_last: Nanos,
-    read_wake: Option<Nanos>,
-    ack: AckState,
-    ts_recent: u32,
-    hs_sent_at: Option<Nanos>,
-    hs_rtt: Option<Nanos>,
-
-    // Clocks and timers.
-    tcp_now: u32,
-    /// BSD `t_idle`: slow ticks since a segment was last received.
-    idle_ticks: u32,
-    tw_deadline: Option<Nanos>,
-
-    stats: ConnStats,
+    /// Boxed for the same reason as `rst_pending`.
+    ecn_ack_pending: Option<Box<Segment>>,
     /// Boxed, and only when `cfg.trace`: the columns take 456 bytes inline, which an untraced
     /// endpoint (the default) would carry in its cache footprint for nothing (issue 13).
     trace: Option<Box<Trace>>,
-
+    /// The SACK blocks of the ACK being processed, unwrapped (allocated at the first ACK that
+    /// carries any: a connection without SACK never needs it).
+    sack_in: Option<Box<[(u64, u64); 4]>>,
+    timer: RetransmitTimer,
+    ack: AckState,
+    log: SendLog,
     // ECN (RFC 3168) and SACK (RFC 2018) seams: state lives in `ecn.rs`, `sack.rs` and the
     // SACK recovery modules; the endpoint only carries it between segments.
     ecn: EcnState,
-    sack_ok: bool,
-    sack_rcv: SackReceiver,
-    /// The SACK blocks of the ACK being processed, unwrapped.
-    sack_in: [(u64, u64); 4],
-    sack_in_n: usize,
-    /// Sending under a pipe-governed recovery: the peer's window alone bounds new data.
-    gate_open: bool,
     /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
     pacing: pacing::PacingClock,
-    /// Which of the hooks for modern TCP this endpoint calls (decided when it is built).
-    hooks: ModernHooks,
+    tw_deadline: Option<Nanos>,
+    read_wake: Option<Nanos>,
+    read_rate: Option<f64>,
+    app_read: u64,
+    read_last: Nanos,
+    reass: Vec<(u64, u64)>,
+    peer_fin: Option<u64>,
+
+    stats: ConnStats,
+
+    // Cold: the handshake, a rate-limited reader's credit, the SACK receiver's block list.
+    read_credit: f64,
+    hs_sent_at: Option<Nanos>,
+    hs_rtt: Option<Nanos>,
+    /// Allocated at the first out-of-order or duplicate segment of a SACK connection (only
+    /// those write it): the others, and every idle connection, carry a pointer (issue 28).
+    sack_rcv: Option<Box<SackReceiver>>,
 }
 
 /// The hooks added for modern TCP (pacing rate, ACK event, app-limited mark, recovery pipe,
@@ -287,8 +297,8 @@ impl Endpoint {
             trace: if cfg.trace { Some(Box::default()) } else { None },
             ecn: EcnState { per_segment: cfg.ecn_per_segment, dctcp_echo: cfg.ecn_dctcp_echo, l4s: cfg.ecn_l4s, ..EcnState::default() },
             sack_ok: false,
-            sack_rcv: SackReceiver::default(),
-            sack_in: [(0, 0); 4],
+            sack_rcv: None,
+            sack_in: None,
             sack_in_n: 0,
             gate_open: false,
             pacing: pacing::PacingClock::default(),
@@ -519,6 +529,11 @@ impl Endpoint {
         if let Some(tr) = self.trace.as_deref_mut() {
             tr.push(r);
         }
+    }
+
+    /// The SACK receiver's block list, made at its first use.
+    fn sack_rcv(&mut self) -> &mut SackReceiver {
+        self.sack_rcv.get_or_insert_with(Box::default)
     }
 
     fn enter_closed(&mut self, now: Option<Nanos>) {

@@ -57,15 +57,15 @@ impl Endpoint {
     }
 
     /// Next segment to send, if any. Call until `None` after every input.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
         if let Some(r) = self.rst_pending.take() {
             self.stats.segments_sent += 1;
             return Some(*r);
         }
-        if self.ecn_ack_pending.is_some() {
-            // Built (and counted) when the CE state changed (RFC 8257 §3.2). (Tested first:
-            // `take` alone moves the whole 76-byte option on every poll.)
-            return self.ecn_ack_pending.take();
+        if let Some(a) = self.ecn_ack_pending.take() {
+            // Built (and counted) when the CE state changed (RFC 8257 §3.2).
+            return Some(*a);
         }
         match self.state {
             TcpState::Closed | TcpState::Listen => return None,
@@ -73,35 +73,7 @@ impl Endpoint {
                 if !self.syn_pending {
                     return None;
                 }
-                self.syn_pending = false;
-                let synack = self.state == TcpState::SynReceived;
-                let wnd = self.adv_window(true);
-                let seg = Segment {
-                    seq: self.iss,
-                    ack: if synack { self.wire_rcv(self.rcv_nxt) } else { 0 },
-                    flags: (if synack { Flags::SYN | Flags::ACK } else { Flags::SYN }) | EcnState::syn_flags(self.cfg.ecn, synack, self.ecn.ok),
-                    wnd,
-                    len: 0,
-                    mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
-                    wscale: if self.cfg.window_scaling && (!synack || self.rcv_scale > 0 || self.snd_scale > 0) { Some(self.rcv_scale) } else { None },
-                    ts: if self.cfg.timestamps && (!synack || self.ts_ok) { Some((self.tsval(now), if synack { self.ts_recent } else { 0 })) } else { None },
-                    ce: false,
-                    ect: false,
-                    ect1: false,
-                    sack_ok: self.cfg.sack && (!synack || self.sack_ok),
-                    sack: Default::default(),
-                };
-                if self.snd_max == 0 {
-                    self.timer.start_timing(now, 0);
-                    self.hs_sent_at = Some(now);
-                } else {
-                    self.timer.cancel_timing();
-                }
-                self.snd_nxt = 1;
-                self.snd_max = 1;
-                self.timer.restart(now);
-                self.after_send(now, &seg);
-                return Some(seg);
+                return Some(self.syn_segment(now));
             }
             TcpState::TimeWait => {
                 if self.ack.ack_now {
@@ -113,13 +85,8 @@ impl Endpoint {
         }
         // Forced single-segment retransmission (fast retransmit, partial ACK, CC request).
         if let Some(s) = self.pending_retx.take() {
-            if s >= self.snd_una && s < self.snd_max {
-                let limit = self.send_limit();
-                let len = limit.saturating_sub(s).min(self.eff_mss as u64) as u32;
-                let fin = self.fin_abs() == Some(s + len as u64) && self.fin_seq.is_some();
-                if len > 0 || fin {
-                    return Some(self.emit(now, s, len, fin, true));
-                }
+            if let Some(seg) = self.forced_retransmit(now, s) {
+                return Some(seg);
             }
         }
         if self.rec.governs_sending() {
@@ -133,6 +100,55 @@ impl Endpoint {
             return Some(self.pure_ack(now));
         }
         None
+    }
+
+    /// The single-segment retransmission of `s` asked for by recovery or the CC, if `s` is
+    /// still outstanding (out of line: rare).
+    #[inline(never)]
+    fn forced_retransmit(&mut self, now: Nanos, s: u64) -> Option<Segment> {
+        if s >= self.snd_una && s < self.snd_max {
+            let limit = self.send_limit();
+            let len = limit.saturating_sub(s).min(self.eff_mss as u64) as u32;
+            let fin = self.fin_abs() == Some(s + len as u64) && self.fin_seq.is_some();
+            if len > 0 || fin {
+                return Some(self.emit(now, s, len, fin, true));
+            }
+        }
+        None
+    }
+
+    /// The SYN (or SYN-ACK) `poll_transmit` sends now (out of line: once per connection).
+    #[inline(never)]
+    fn syn_segment(&mut self, now: Nanos) -> Segment {
+        self.syn_pending = false;
+        let synack = self.state == TcpState::SynReceived;
+        let wnd = self.adv_window(true);
+        let seg = Segment {
+            seq: self.iss,
+            ack: if synack { self.wire_rcv(self.rcv_nxt) } else { 0 },
+            flags: (if synack { Flags::SYN | Flags::ACK } else { Flags::SYN }) | EcnState::syn_flags(self.cfg.ecn, synack, self.ecn.ok),
+            wnd,
+            len: 0,
+            mss: Some(self.cfg.mss.min(u16::MAX as u32) as u16),
+            wscale: if self.cfg.window_scaling && (!synack || self.rcv_scale > 0 || self.snd_scale > 0) { Some(self.rcv_scale) } else { None },
+            ts: if self.cfg.timestamps && (!synack || self.ts_ok) { Some((self.tsval(now), if synack { self.ts_recent } else { 0 })) } else { None },
+            ce: false,
+            ect: false,
+            ect1: false,
+            sack_ok: self.cfg.sack && (!synack || self.sack_ok),
+            sack: Default::default(),
+        };
+        if self.snd_max == 0 {
+            self.timer.start_timing(now, 0);
+            self.hs_sent_at = Some(now);
+        } else {
+            self.timer.cancel_timing();
+        }
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.timer.restart(now);
+        self.after_send(now, &seg);
+        seg
     }
 
     /// SACK recovery: the recovery module picks a hole to retransmit or lets new data go
@@ -194,11 +210,11 @@ impl Endpoint {
 
     pub(super) fn pure_ack(&mut self, now: Nanos) -> Segment {
         let mut seg = self.base_segment(now, self.snd_max);
-        if self.sack_ok && self.sack_rcv.has_blocks() {
+        if self.sack_ok && self.sack_rcv.as_deref().is_some_and(|r| r.has_blocks()) {
             // RFC 2018 §3: 4 blocks fit the 40 option bytes, 3 beside timestamps.
             let max = if self.ts_ok { 3 } else { 4 };
             let irs = self.irs;
-            seg.sack = self.sack_rcv.blocks(max, |x| irs.wrapping_add(x as u32));
+            seg.sack = self.sack_rcv().blocks(max, |x| irs.wrapping_add(x as u32));
         }
         self.ecn.decorate(&mut seg, false);
         self.stats.acks_sent += 1;
@@ -211,6 +227,7 @@ impl Endpoint {
     }
 
     /// tcp_output.c: how much may be sent from snd_nxt now, with sender SWS avoidance and Nagle.
+    #[inline]
     pub(super) fn try_send_data(&mut self, now: Nanos) -> Option<Segment> {
         let limit = self.send_limit();
         let fin_abs = self.fin_abs();
@@ -240,6 +257,13 @@ impl Endpoint {
         if len == 0 && !fin {
             return None;
         }
+        self.send_data_now(now, limit, off, len, fin, forced)
+    }
+
+    /// The rest of [`Endpoint::try_send_data`] once there is something to send (out of line:
+    /// the frequent "nothing to send" answer then costs no large stack frame; issue 28).
+    #[inline(never)]
+    fn send_data_now(&mut self, now: Nanos, limit: u64, off: u64, mut len: u64, fin: bool, forced: bool) -> Option<Segment> {
         // A pacing CC (seed 003 §3.3) releases one segment when its timer has fired.
         if !forced && self.cc.pacing_release().is_some_and(|t| t > now) {
             return None;

@@ -142,6 +142,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                     script: DropScript::default(),
                     scripted: false,
                     lan: (lan_ix << 16) | si as u32,
+                    tx_memo: Default::default(),
                 });
             }
         }

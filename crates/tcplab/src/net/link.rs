@@ -54,6 +54,8 @@ pub struct Link {
     /// a point-to-point link). The transmitter then waits for the medium (`sim::lan`). Packed
     /// into four bytes so `Link` keeps its size.
     pub lan: u32,
+    /// The last packet size's transmission time (see [`TxMemo`]).
+    pub tx_memo: TxMemo,
     pub params: LinkParams,
     /// Packets propagating, with their arrival times (FIFO, non-decreasing times).
     pub pipe: VecDeque<(SimTime, PacketId)>,
@@ -63,6 +65,39 @@ pub struct Link {
     pub from: NodeId,
     pub rng: StreamRng,
     pub name: String,
+}
+
+/// The transmission time of the last packet size seen on a link direction. A direction carries
+/// mostly one size (full data segments one way, ACKs the other), so this spares the 64-bit
+/// division of `transmission_time` on nearly every packet; the value is the function's own, so
+/// results are unchanged. `bytes == u32::MAX`: empty.
+#[derive(Clone, Copy, Debug)]
+pub struct TxMemo {
+    bytes: u32,
+    ns: u64,
+}
+
+impl TxMemo {
+    /// `compute(bytes)`, computed only when `bytes` differs from the last call's.
+    #[inline]
+    pub fn time(&mut self, bytes: u32, compute: impl FnOnce(u32) -> u64) -> u64 {
+        if self.bytes != bytes {
+            *self = TxMemo { bytes, ns: compute(bytes) };
+        }
+        self.ns
+    }
+}
+
+/// Nanoseconds a packet of `bytes` (plus `overhead` framing bytes) occupies a `rate` transmitter.
+#[inline]
+fn tx_time_of(bytes: u32, overhead: u32, rate: u64) -> u64 {
+    crate::engine::time::transmission_time((bytes as u64 + overhead as u64) * 8, rate).0
+}
+
+impl Default for TxMemo {
+    fn default() -> Self {
+        TxMemo { bytes: u32::MAX, ns: 0 }
+    }
 }
 
 /// One scripted drop: the `occurrence`-th transmission (1 = the first) of the data segment of
@@ -117,12 +152,40 @@ impl Link {
         (self.lan != NO_LAN).then_some((self.lan >> 16, self.lan & 0xffff))
     }
 
+    /// [`Link::tx_time`] through the link's one-entry memo (the per-packet path).
+    #[inline]
+    pub fn tx_time_memo(&mut self, bytes: u32) -> SimTime {
+        let (rate, overhead) = (self.params.rate_bps, self.params.overhead_bytes);
+        SimTime(self.tx_memo.time(bytes, |b| tx_time_of(b, overhead, rate)))
+    }
+
     /// Transmission time of a packet of `bytes` on this link.
     #[inline]
     pub fn tx_time(&self, bytes: u32) -> SimTime {
-        crate::engine::time::transmission_time(
-            (bytes as u64 + self.params.overhead_bytes as u64) * 8,
-            self.params.rate_bps,
-        )
+        SimTime(tx_time_of(bytes, self.params.overhead_bytes, self.params.rate_bps))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memo answers exactly what the division gives, for sizes that change, repeat and
+    /// alternate (ACKs and data on one direction), and divides only when the size changes.
+    #[test]
+    fn tx_memo_is_the_transmission_time_and_divides_on_changes_only() {
+        let mut memo = TxMemo::default();
+        let mut divisions = 0;
+        let sizes = [1500, 1500, 52, 52, 1500, 40, 0, 1, 65_535, 65_535, u32::MAX - 1];
+        for &b in &sizes {
+            let got = memo.time(b, |b| {
+                divisions += 1;
+                tx_time_of(b, 8, 30_000_000)
+            });
+            assert_eq!(got, crate::engine::time::transmission_time((b as u64 + 8) * 8, 30_000_000).0, "{b} bytes");
+        }
+        assert_eq!(divisions, 8);
+        // 1500 + 8 bytes at 30 Mb/s: 402,133.3 ns, rounded up.
+        assert_eq!(memo.time(1500, |b| tx_time_of(b, 8, 30_000_000)), 402_134);
     }
 }

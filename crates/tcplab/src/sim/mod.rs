@@ -391,11 +391,10 @@ impl Simulation {
     }
 
     fn link_enqueue(&mut self, now: SimTime, l: u32, id: PacketId) {
-        let size = self.pool.get(id).size;
-        let ecn = self.pool.get(id).ecn;
+        let (size, ecn) = { let p = self.pool.get(id); (p.size, p.ecn) };
         let ect = ecn.capable();
-        let tag = self.tag_if_traced(l, id);
         let link = &mut self.links[l as usize];
+        let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id) } else { PacketTag::NONE };
         link.monitor.on_arrive(size);
         link.monitor.on_arrive_ecn(now, size, ect);
         // Trace rows carry the queue length after the event: an arrival is recorded once the
@@ -420,7 +419,7 @@ impl Simulation {
         if !link.aqm && link.busy.is_none() && link.monitor.queue_len() == 0 {
             // Straight onto the wire.
             link.monitor.on_depart();
-            link.monitor.on_delay(now, false);
+            link.monitor.on_no_wait();
             link.busy = Some((id, size));
             link.monitor.on_queue_change(now, 0, true);
             link.monitor.trace(now, 0, size, None, tag);
@@ -428,7 +427,7 @@ impl Simulation {
             if link.lan != crate::net::link::NO_LAN {
                 self.lan_ready(now, l);
             } else {
-                let t = now + link.tx_time(size);
+                let t = now + link.tx_time_memo(size);
                 self.events.schedule(t, Event::TxDone(l));
             }
             self.capture(now, l, id);
@@ -457,7 +456,9 @@ impl Simulation {
                     self.settle_inner_drops(now, l);
                 }
                 let link = &mut self.links[l as usize];
-                let q = link.queue.len_pkts() as u32;
+                // A non-AQM queue grew by exactly this packet (its length is mirrored).
+                let q = if link.aqm { link.queue.len_pkts() as u32 } else { link.monitor.queue_len() + 1 };
+                debug_assert_eq!(q as usize, link.queue.len_pkts());
                 link.monitor.on_queue_change(now, q, link.busy.is_some());
                 link.monitor.trace(now, 0, size, None, tag);
                 if link.busy.is_none() {
@@ -529,7 +530,10 @@ impl Simulation {
     /// Begin transmitting the next queued packet of idle link `l`, if any.
     pub(crate) fn start_next(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
-        let next = link.queue.dequeue(now);
+        // A non-AQM queue's length is mirrored by the monitor (see `link_enqueue`): when it is
+        // 0 the queue is empty, and its memory (cold at thousands of flows) is not visited.
+        debug_assert!(link.aqm || link.monitor.queue_len() as usize == link.queue.len_pkts());
+        let next = if !link.aqm && link.monitor.queue_len() == 0 { None } else { link.queue.dequeue(now) };
         if link.aqm {
             self.settle_inner_drops(now, l);
             if let Some((id, _)) = next {
@@ -549,13 +553,14 @@ impl Simulation {
                 Some(d) => link.monitor.on_delay_of(now, d),
                 None => link.monitor.on_delay(now, true),
             }
-            let q = link.queue.len_pkts() as u32;
+            let q = if link.aqm { link.queue.len_pkts() as u32 } else { link.monitor.queue_len() - 1 };
+            debug_assert_eq!(q as usize, link.queue.len_pkts());
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
             if link.lan != crate::net::link::NO_LAN {
                 self.lan_ready(now, l);
             } else {
-                let t = now + link.tx_time(nsize);
+                let t = now + link.tx_time_memo(nsize);
                 self.events.schedule(t, Event::TxDone(l));
             }
             self.capture(now, l, next);
@@ -623,8 +628,17 @@ impl Simulation {
         // Only a delivered packet is copied out of the pool (a transit hop reads two fields).
         let (dst, ttl) = { let p = self.pool.get(id); (p.dst, p.ttl) };
         if dst == node {
-            let p = *self.pool.get(id);
             self.conservation.delivered += 1;
+            let p = self.pool.get(id);
+            if let PacketKind::Tcp { conn, gen, to_receiver, seg } = p.kind {
+                // The common case, without copying the whole packet: the segment, with the CE
+                // codepoint handed up by the IP layer (RFC 3168 §6.1.3), as `deliver` does.
+                let seg = tcplab_tcp::Segment { ce: p.ecn == Ecn::Ce, ..seg };
+                self.pool.free(id);
+                self.tcp_on_segment(now, conn, gen, to_receiver, &seg);
+                return;
+            }
+            let p = *p;
             if let PacketKind::Raw = p.kind {
                 // A real datagram (emulation): the emulator writes it out (`crate::emu`).
                 let bytes = self.pool.take_raw(id);

@@ -27,31 +27,35 @@ use crate::engine::{SimTime, Timer};
 use crate::net::packet::{Ecn, Packet, PacketKind};
 use super::{Event, Simulation};
 
+/// `repr(C)`, what every segment and timer of the connection reads first (generation, route,
+/// timers, done test), then the two endpoints, then what only the start, the end and the
+/// summary read (issue 28: one cache line of header, not four scattered ones).
+#[repr(C)]
 pub struct TcpConn {
-    pub name: String,
-    pub variant: String,
-    pub from: u32,
-    pub to: u32,
+    /// The application of a traffic connection (`None` for a `[[tcp]]` bulk transfer).
+    pub app: Option<Box<TrafficConn>>,
+    /// Bytes to transfer, or `None` for a timed transfer.
+    pub bytes: Option<u64>,
+    pub timers: [Timer; 2],
     /// The link each side's segments leave its host by, looked up at the first send: routes
     /// are static, and a host's node is otherwise cold memory at thousands of flows (issue 13).
     pub first_hop: [Option<u32>; 2],
-    pub start: SimTime,
-    /// Bytes to transfer, or `None` for a timed transfer.
-    pub bytes: Option<u64>,
-    pub duration: Option<SimTime>,
-    /// [sender, receiver]
-    pub ep: [Endpoint; 2],
-    pub timers: [Timer; 2],
+    pub from: u32,
+    pub to: u32,
+    /// Slot generation (see the module documentation).
+    pub gen: u16,
     pub bsd_ticks: bool,
     pub done: bool,
+    /// [sender, receiver]
+    pub ep: [Endpoint; 2],
+    pub name: String,
+    pub variant: String,
+    pub start: SimTime,
+    pub duration: Option<SimTime>,
     pub started_at: Option<SimTime>,
     /// Timed transfer: bytes acknowledged when the sending time ended (seed 000 §6.2.5 measures
     /// a timed transfer over its time, not over the drain that follows).
     pub acked_at_stop: Option<u64>,
-    /// Slot generation (see the module documentation).
-    pub gen: u16,
-    /// The application of a traffic connection (`None` for a `[[tcp]]` bulk transfer).
-    pub app: Option<Box<TrafficConn>>,
     /// A traffic connection's application wake-up (keystrokes, sleeps, on/off periods).
     pub app_timer: Timer,
 }
