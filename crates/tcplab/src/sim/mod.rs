@@ -426,7 +426,7 @@ impl Simulation {
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l);
+                self.lan_ready(now, l, size);
             } else {
                 let t = now + link.tx_time(size);
                 self.events.schedule(t, Event::TxDone(l));
@@ -553,7 +553,7 @@ impl Simulation {
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l);
+                self.lan_ready(now, l, nsize);
             } else {
                 let t = now + link.tx_time(nsize);
                 self.events.schedule(t, Event::TxDone(l));
