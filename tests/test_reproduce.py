@@ -198,3 +198,35 @@ def test_table_numbers_keep_small_values_visible():
     assert _fmt(1.5) == "1.50"
     assert _fmt(166.54) == "166.5"
     assert _fmt([1e-4, 2.0]) == "[1.00e-04, 2.00]"
+
+
+def test_axis_at_places_an_axis_item_where_a_variants_scenario_holds_it(tmp_path):
+    """brakmo/table5.3's bottleneck is links[0] on the LANs and links[3] in the point-to-point
+    reading: `axis_at` sweeps the same item in both; without it the p2p row would change a host link."""
+    src = ROOT / "scenarios" / "brakmo" / "table5.3"
+    for f in ("scenario.toml", "scenario-p2p.toml"):
+        (tmp_path / f).write_text((src / f).read_text())
+    spec = '''title = "axis_at"
+flow = "small"
+axes = { "links[0].queue.limit" = ["12pkts", "20pkts"] }
+metrics = ["links.Gateway1->Gateway2.queue_limit_pkts", "links.Host1a->Gateway1.queue_limit_pkts"]
+
+[[variants]]
+name = "lan"
+
+[[variants]]
+name = "p2p"
+scenario = "scenario-p2p.toml"
+axis_at = { "links[0].queue.limit" = "links[3].queue.limit" }
+'''
+    (tmp_path / "reproduce.toml").write_text(spec)
+    comp = reproduce(tmp_path, str(tmp_path), "--no-report", "--jobs", "1")
+    # The mean of 12 and 20 in both readings (the files say 15), the p2p host link untouched.
+    assert metric(comp, "lan", "links.Gateway1->Gateway2.queue_limit_pkts")["ours"] == 16
+    assert metric(comp, "p2p", "links.Gateway1->Gateway2.queue_limit_pkts")["ours"] == 16
+    assert metric(comp, "p2p", "links.Host1a->Gateway1.queue_limit_pkts")["ours"] not in (12, 16, 20)
+    (tmp_path / "reproduce.toml").write_text(spec.replace('axis_at = { "links[0]', 'axis_at = { "links[9]'))
+    p = subprocess.run(TCPLAB + ["reproduce", str(tmp_path), "--out", str(tmp_path / "o")], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    assert "axis_at" in p.stderr and "links[0].queue.limit" in p.stderr and "Traceback" not in p.stderr

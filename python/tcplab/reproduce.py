@@ -14,6 +14,8 @@ An experiment folder holds `scenario.toml` and `reproduce.toml`::
     loss_1pct = { "links[1].ab.loss" = 0.01 }
     loss_5pct = { "links[1].ab.loss" = 0.05 }
     # a variant may add its own overrides per point: point_set = { loss_1pct = { KEY = value } }
+    # a variant whose scenario holds an axis' item elsewhere (another reading of the network):
+    # axis_at = { "links[1].queue.limit" = "links[3].queue.limit" }
 
     [derived]                               # per-run metrics computed from summary.json
     jain = "jain('flows.*.throughput_KBps')"
@@ -69,7 +71,8 @@ STANDARD_METRICS = ["throughput_KBps", "completion_s", "retransmitted_segments",
 _TOP_KEYS = {"title", "description", "note", "scenario", "flow", "seeds", "metrics", "axes", "points", "derived",
              "variants", "claims", "mode", "fidelity", "figure",   # fidelity: causes of misses (tcplab.fidelity)
              "analysis"}   # a Python file in the folder: per-run metrics from each run's traces (_Analysis)
-_VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note", "emulate"}
+_VARIANT_KEYS = {"name", "label", "scenario", "set", "point_set", "paper", "source", "note", "emulate",
+                 "axis_at"}   # {AXIS = PATH}: this variant's scenario holds the axis' item at PATH
 
 
 def _fmt(v) -> str:
@@ -138,6 +141,11 @@ class Spec:
             if overlap:
                 raise SweepError(file, locate(text, sorted(overlap)[0]), f"variants[{v['name']}].set",
                                  f"{sorted(overlap)[0]!r} is also an axis")
+            at = v.get("axis_at")
+            if at is not None and (not isinstance(at, dict) or not all(isinstance(x, str) for x in at.values())
+                                   or any(k not in self.axes for k in at)):
+                raise SweepError(file, locate(text, "axis_at"), f"variants[{v['name']}].axis_at",
+                                 f"expected {{ AXIS = \"PATH\" }} with AXIS one of {', '.join(self.axes) or '(no axes)'}")
             ps = v.get("point_set")
             if ps is not None:
                 if not self.points:
@@ -303,9 +311,11 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
         point_names = list(sp.points) or [None] * len(points)
         for i, point in enumerate(points):
             own = v.get("point_set", {}).get(point_names[i], {})
-            where = {k: "variants" for k in fixed} | {k: ("points" if sp.points else "axes") for k in point} \
+            at = v.get("axis_at", {})
+            placed = {at.get(k, k): x for k, x in point.items()}
+            where = {k: "variants" for k in fixed} | {k: ("points" if sp.points else "axes") for k in placed} \
                 | {k: "variants" for k in own}
-            ov = {**fixed, **point, **own}
+            ov = {**fixed, **placed, **own}
             resolved = res.resolve(ov, where)
             for s in seed_list:
                 tl.append(Task(hash=run_hash(resolved, s, version), seed=s, params=point,

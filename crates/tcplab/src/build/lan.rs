@@ -77,10 +77,26 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             LanAccess::Ethernet => Access::Ethernet,
             LanAccess::Fifo => Access::Fifo,
         };
+        let positions: Vec<SimTime> = match &cfg.positions {
+            None => Vec::new(),
+            Some(_) if cfg.delay.is_some() => {
+                return Err(ctx.err(f("positions"), "give either delay (one for every pair of stations) or positions, not both"));
+            }
+            Some(p) if p.len() != stations.len() => {
+                return Err(ctx.err(f("positions"), format!("one position per node: {} nodes, {} positions", stations.len(), p.len())));
+            }
+            Some(p) => p.iter().map(|x| x.0).collect(),
+        };
+        // With positions, `delay` is the segment's span (the farthest pair).
+        let span = match (positions.iter().min(), positions.iter().max()) {
+            (Some(&lo), Some(&hi)) => hi - lo,
+            _ => cfg.delay.map_or(DEFAULT_LAN_DELAY, |d| d.0),
+        };
         let mut params = MediumParams {
             access,
             rate_bps: rate.round() as u64,
-            delay: cfg.delay.map_or(DEFAULT_LAN_DELAY, |d| d.0),
+            delay: span,
+            positions,
             overhead_bytes: link_bytes(ctx, f("overhead"), cfg.overhead.map_or(DEFAULT_LAN_OVERHEAD, |s| s.0))?,
             min_packet_bytes: link_bytes(ctx, f("min_packet"), cfg.min_packet.map_or(DEFAULT_LAN_MIN_PACKET, |s| s.0))?,
             gap: SimTime::ZERO,
@@ -94,7 +110,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         let shortest = params.frame_time(0);
         if access == Access::Ethernet && shortest.0 < 2 * params.delay.0 {
             return Err(ctx.err(
-                f("delay"),
+                f(if params.positions.is_empty() { "delay" } else { "positions" }),
                 format!(
                     "a round trip of {} ns exceeds the shortest frame ({} ns): collisions would go undetected; shorten the segment or raise min_packet",
                     2 * params.delay.0,
@@ -104,7 +120,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         }
         let link_params = LinkParams {
             rate_bps: params.rate_bps,
-            delay: params.delay,
+            delay: params.delay, // per direction below when positions are given
             overhead_bytes: params.overhead_bytes,
             mtu_bytes: mtu,
             loss: prob(ctx, f("loss"), cfg.loss)?,
@@ -112,10 +128,12 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         };
         let lan_ix = out.len() as u32;
         for (si, &from) in stations.iter().enumerate() {
-            for &to in &stations {
+            for (ti, &to) in stations.iter().enumerate() {
                 if to == from {
                     continue;
                 }
+                let mut direction_params = link_params.clone();
+                direction_params.delay = params.prop(si as u32, ti as u32);
                 let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
                 if links.iter().any(|l| l.name == name) {
                     return Err(ctx.err(f("nodes"), format!("{name} is already a link direction; two nodes may share one link or one segment, not both")));
@@ -128,7 +146,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                     name,
                     from,
                     to,
-                    params: link_params.clone(),
+                    params: direction_params,
                     aqm: queue.sees_every_arrival(),
                     queue,
                     busy: None,
@@ -152,6 +170,8 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             medium.trace = Some(Vec::new());
         }
         out.push(Lan {
+            fifo: access == Access::Fifo,
+            fifo_waiting: 0,
             medium,
             pending: vec![VecDeque::new(); stations.len()],
             scratch: Vec::new(),

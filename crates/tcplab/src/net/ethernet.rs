@@ -19,8 +19,10 @@
 //!   8 B preamble/SFD, 14 B header, 4 B FCS): 64–1518 B frames plus preamble on the wire.
 //!
 //! Deliberate deviations:
-//! - one propagation delay between every pair of stations (no per-station positions): every
-//!   station sees another's carrier start and end exactly `delay` after it happened;
+//! - propagation: one delay between every pair of stations (`delay`), or per-station positions
+//!   along the segment (`positions`: a pair is as far apart as their positions differ); a
+//!   station sees another's carrier start and end exactly that long after it happened. Signals
+//!   do not attenuate, and a carrier is sensed the instant its first bit arrives;
 //! - the interframe gap is checked when the station's wait ends: a carrier that appeared in its
 //!   first two thirds restarts the wait, one that appeared in its last third is ignored (802.3's
 //!   two-part deferral) and collides;
@@ -31,8 +33,6 @@
 //!
 //! With `[[lan]] trace = true` the medium records each transmission (station, start, end,
 //! collided): the medium is busy while any is under way, in collision while two overlap.
-
-use std::collections::VecDeque;
 
 use rand::Rng;
 
@@ -69,8 +69,12 @@ pub const BACKOFF_LIMIT: u32 = 10;
 pub struct MediumParams {
     pub access: Access,
     pub rate_bps: u64,
-    /// One-way propagation delay between any two stations.
+    /// One-way propagation delay between any two stations; with `positions`, the largest one
+    /// (the segment's span).
     pub delay: SimTime,
+    /// Each station's place on the segment, as the time a signal takes to reach it from one
+    /// end (`[[lan]] positions`); empty: every pair is `delay` apart.
+    pub positions: Vec<SimTime>,
     /// Bytes added to every (padded) packet on the wire.
     pub overhead_bytes: u32,
     /// Packets shorter than this are padded to it.
@@ -80,6 +84,15 @@ pub struct MediumParams {
 }
 
 impl MediumParams {
+    /// Propagation delay between stations `a` and `b`.
+    #[inline]
+    pub fn prop(&self, a: u32, b: u32) -> SimTime {
+        if self.positions.is_empty() {
+            return self.delay;
+        }
+        let (pa, pb) = (self.positions[a as usize], self.positions[b as usize]);
+        if pa > pb { pa - pb } else { pb - pa }
+    }
     pub fn bit_times(&self, bits: u64) -> SimTime {
         crate::engine::time::transmission_time(bits, self.rate_bps)
     }
@@ -160,6 +173,8 @@ struct Station {
     /// Sending: when it notices a collision (`SimTime::MAX`: none yet).
     detect_at: SimTime,
     start: SimTime,
+    /// FIFO access: the owner's token for the frame in hand (`sim::lan`: its link direction).
+    owner: u32,
 }
 
 /// One transmission on the medium, kept until every station has seen it end.
@@ -175,10 +190,12 @@ pub struct Medium {
     pub params: MediumParams,
     stations: Vec<Station>,
     txs: Vec<Tx>,
-    /// FIFO access: the station holding (or about to hold) the medium, and those waiting.
-    holder: Option<u32>,
-    turns: VecDeque<u32>,
+    /// FIFO access: when the medium may start its next frame (the last one's end plus the gap).
+    /// Every frame takes the first free moment when it becomes ready, so its whole schedule is
+    /// known then: one timer per frame, at its end, and no queue of waiting stations.
     free_at: SimTime,
+    /// Stations in `State::Deferring` (a frame's end wakes them; none: nothing to scan).
+    deferring: u32,
     rng: StreamRng,
     pub counters: MediumCounters,
     /// The medium trace when enabled (`Some`): every transmission, in the order they ended.
@@ -190,8 +207,8 @@ pub struct Medium {
 
 impl Medium {
     pub fn new(name: String, params: MediumParams, stations: usize, rng: StreamRng) -> Medium {
-        let st = Station { state: State::Idle, gen: 0, attempts: 0, frame: SimTime::ZERO, last_end: SimTime::ZERO, detect_at: SimTime::MAX, start: SimTime::ZERO };
-        Medium { name, params, stations: vec![st; stations], txs: Vec::new(), holder: None, turns: VecDeque::new(), free_at: SimTime::ZERO, rng, counters: MediumCounters::default(), trace: None, trace_truncated: false, out: Vec::new() }
+        let st = Station { state: State::Idle, gen: 0, attempts: 0, frame: SimTime::ZERO, last_end: SimTime::ZERO, detect_at: SimTime::MAX, start: SimTime::ZERO, owner: 0 };
+        Medium { name, params, stations: vec![st; stations], txs: Vec::new(), free_at: SimTime::ZERO, deferring: 0, rng, counters: MediumCounters::default(), trace: None, trace_truncated: false, out: Vec::new() }
     }
 
     pub fn n_stations(&self) -> usize {
@@ -205,28 +222,77 @@ impl Medium {
 
     /// `station` has a frame of `size` bytes to send.
     pub fn ready(&mut self, now: SimTime, station: u32, size: u32) {
+        if self.params.access == Access::Fifo {
+            let end = self.fifo_reserve(now, station, size, 0);
+            self.set_timer(station, end);
+            return;
+        }
         let frame = self.params.frame_time(size);
         let s = &mut self.stations[station as usize];
         debug_assert_eq!(s.state, State::Idle, "a station holds one frame at a time");
         s.frame = frame;
         s.attempts = 0;
         s.state = State::Waiting;
-        match self.params.access {
-            Access::Ethernet => self.attempt(now, station),
-            Access::Fifo => {
-                if self.holder.is_none() {
-                    self.holder = Some(station);
-                    let start = now.max(self.free_at);
-                    if start > now {
-                        self.set_timer(station, start);
-                    } else {
-                        self.transmit(now, station);
-                    }
-                } else {
-                    self.turns.push_back(station);
-                }
-            }
+        self.attempt(now, station);
+    }
+
+    /// FIFO access: `station`'s frame of `size` bytes takes the medium at its first free moment.
+    /// Returns when its last bit leaves; the owner then calls [`Medium::fifo_sent`], which hands
+    /// back `owner` (no timer request is made: `sim::lan` schedules the frame's end itself).
+    #[inline]
+    pub fn fifo_reserve(&mut self, now: SimTime, station: u32, size: u32, owner: u32) -> SimTime {
+        debug_assert_eq!(self.params.access, Access::Fifo);
+        let frame = self.params.frame_time(size);
+        let start = now.max(self.free_at);
+        let end = start + frame;
+        self.free_at = end + self.params.gap;
+        let s = &mut self.stations[station as usize];
+        debug_assert!(matches!(s.state, State::Idle | State::Waiting), "a station holds one frame at a time");
+        s.frame = frame;
+        s.start = start;
+        s.owner = owner;
+        s.state = State::Sending;
+        end
+    }
+
+    /// FIFO access: [`Medium::fifo_reserve`] if `station` is idle (`None`: it has a frame in hand).
+    #[inline]
+    pub fn fifo_try_reserve(&mut self, now: SimTime, station: u32, size: u32, owner: u32) -> Option<SimTime> {
+        let frame = self.params.frame_time(size);
+        let s = &mut self.stations[station as usize];
+        if s.state != State::Idle {
+            return None;
         }
+        let start = now.max(self.free_at);
+        let end = start + frame;
+        self.free_at = end + self.params.gap;
+        s.frame = frame;
+        s.start = start;
+        s.owner = owner;
+        s.state = State::Sending;
+        Some(end)
+    }
+
+    /// FIFO access: `station` has a frame that will take the medium when its owner calls
+    /// [`Medium::fifo_reserve`]; meanwhile the station is not idle.
+    #[inline]
+    pub fn fifo_hold(&mut self, station: u32) {
+        self.stations[station as usize].state = State::Waiting;
+    }
+
+    /// FIFO access: the frame [`Medium::fifo_reserve`] scheduled for `station` has been sent.
+    #[inline]
+    pub fn fifo_sent(&mut self, now: SimTime, station: u32) -> u32 {
+        let s = &mut self.stations[station as usize];
+        s.state = State::Idle;
+        s.last_end = now;
+        let owner = s.owner;
+        self.counters.frames += 1;
+        self.counters.frame_ns += s.frame.0;
+        if self.trace.is_some() {
+            self.record(station, now, false);
+        }
+        owner
     }
 
     /// A timer set through [`MediumOut::Timer`] fired.
@@ -237,11 +303,15 @@ impl Medium {
         }
         match (s.state, self.params.access) {
             (State::Waiting | State::Deferring, Access::Ethernet) => self.attempt(now, station),
-            (State::Waiting, Access::Fifo) => self.transmit(now, station),
+            (State::Sending, Access::Fifo) => {
+                self.fifo_sent(now, station);
+                self.out.push(MediumOut::Sent { station });
+            }
             (State::Sending, _) if s.detect_at <= now => self.start_jam(now, station),
             (State::Sending, _) => self.sent(now, station),
             (State::Jamming, _) => self.jam_over(now, station),
-            (State::Idle | State::Deferring, _) => {}
+            // FIFO stations never wait, defer or jam.
+            (State::Idle | State::Deferring | State::Waiting, Access::Fifo) | (State::Idle, Access::Ethernet) => {}
         }
     }
 
@@ -263,14 +333,18 @@ impl Medium {
 
     /// Carrier sense and the interframe gap, then transmit (Ethernet access).
     fn attempt(&mut self, now: SimTime, station: u32) {
-        let tau = self.params.delay;
+        if self.stations[station as usize].state == State::Deferring {
+            self.deferring -= 1; // every way out of here sets its next state
+        }
+        let span = self.params.delay;
         let gap = self.params.gap;
         // Forget transmissions every station has seen end more than a gap ago (a station whose
         // gap ends now still needs the end it counted from).
-        self.txs.retain(|t| t.end + tau + gap >= now);
+        self.txs.retain(|t| t.end + span + gap >= now);
         // When did this station last see the medium go quiet (its own frames included)?
         let mut last_end = self.stations[station as usize].last_end;
         for t in &self.txs {
+            let tau = self.params.prop(t.station, station);
             if t.station != station && t.start + tau <= now && t.end + tau <= now {
                 last_end = last_end.max(t.end + tau);
             }
@@ -281,6 +355,7 @@ impl Medium {
         let ignore_from = last_end + SimTime(gap.0 * 2 / 3);
         let mut busy_until: Option<SimTime> = None;
         for t in &self.txs {
+            let tau = self.params.prop(t.station, station);
             let (seen_start, seen_end) = (t.start + tau, t.end + tau);
             if t.station == station || seen_start > now || seen_end <= now || (committed && seen_start >= ignore_from) {
                 continue;
@@ -290,6 +365,7 @@ impl Medium {
         if let Some(b) = busy_until {
             self.counters.deferrals += 1;
             self.stations[station as usize].state = State::Deferring;
+            self.deferring += 1;
             self.set_timer(station, b + gap);
         } else if last_end + gap > now && last_end > SimTime::ZERO {
             self.stations[station as usize].state = State::Waiting;
@@ -300,14 +376,14 @@ impl Medium {
     }
 
     fn transmit(&mut self, now: SimTime, station: u32) {
-        let tau = self.params.delay;
         let end = now + self.stations[station as usize].frame;
         let mut detect = SimTime::MAX;
-        if self.params.access == Access::Ethernet {
+        {
             // Every transmission still on the medium here (unheard yet, or heard in the ignored
             // last third of the gap) collides with ours.
             for i in 0..self.txs.len() {
                 let t = self.txs[i];
+                let tau = self.params.prop(t.station, station);
                 if t.station == station || t.end + tau <= now {
                     continue;
                 }
@@ -324,11 +400,7 @@ impl Medium {
         s.state = State::Sending;
         s.start = now;
         s.detect_at = detect;
-        if self.params.access == Access::Ethernet {
-            // Carrier sense and collisions look at these; FIFO access never does (and never
-            // prunes them).
-            self.txs.push(Tx { station, start: now, end });
-        }
+        self.txs.push(Tx { station, start: now, end });
         self.set_timer(station, end.min(detect));
     }
 
@@ -351,7 +423,7 @@ impl Medium {
     }
 
     fn jam_over(&mut self, now: SimTime, station: u32) {
-        self.wake_deferrers(now + self.params.delay + self.params.gap);
+        self.wake_deferrers(now, station);
         let s = &mut self.stations[station as usize];
         s.last_end = now;
         s.attempts += 1;
@@ -376,22 +448,18 @@ impl Medium {
         self.counters.frame_ns += s.frame.0;
         self.out.push(MediumOut::Sent { station });
         self.record(station, now, false);
-        match self.params.access {
-            Access::Ethernet => self.wake_deferrers(now + self.params.delay + self.params.gap),
-            Access::Fifo => {
-                self.free_at = now + self.params.gap;
-                self.holder = self.turns.pop_front();
-                if let Some(next) = self.holder {
-                    self.set_timer(next, self.free_at);
-                }
-            }
-        }
+        self.wake_deferrers(now, station);
     }
 
-    /// Stations deferring to a carrier that has just ended look again at `at`.
-    fn wake_deferrers(&mut self, at: SimTime) {
+    /// `from`'s carrier ended at `now`: stations deferring look again once they have seen it
+    /// end and a gap has passed.
+    fn wake_deferrers(&mut self, now: SimTime, from: u32) {
+        if self.deferring == 0 {
+            return;
+        }
         for i in 0..self.stations.len() {
             if self.stations[i].state == State::Deferring {
+                let at = now + self.params.prop(from, i as u32) + self.params.gap;
                 self.set_timer(i as u32, at);
             }
         }

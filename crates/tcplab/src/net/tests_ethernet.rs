@@ -17,6 +17,7 @@ fn ethernet(delay_ns: u64) -> MediumParams {
         overhead_bytes: 26,
         min_packet_bytes: 46,
         gap: SimTime(9_600),
+        positions: Vec::new(),
     }
 }
 
@@ -182,6 +183,88 @@ fn without_collisions_frames_take_turns_in_order() {
     let g = 9_600;
     assert_eq!(b.log, vec![(f, 2, "sent"), (2 * f + g, 0, "sent"), (3 * f + 2 * g, 1, "sent")]);
     assert_eq!(b.m.counters.collisions, 0);
+}
+
+/// Stations 0, 1 and 2 at 0 m, 2000 m and 500 m: 8,664 ns and 2,166 ns from station 0 at
+/// 0.77 c (scenario::units::parse_position), 6,498 ns between 1 and 2.
+fn positioned() -> MediumParams {
+    let mut p = ethernet(0);
+    p.positions = vec![SimTime(0), SimTime(8_664), SimTime(2_166)];
+    p.delay = SimTime(8_664); // the span, as build::lan sets it
+    p
+}
+
+#[test]
+fn stations_2000_m_apart_starting_within_the_propagation_window_collide() {
+    let mut b = Bench::new(positioned(), 3, 5);
+    b.ready(0, 0);
+    b.ready(5 * US, 1); // station 0's signal reaches station 1 only at 8.664 us
+    // Station 1 hears station 0 at 8,664 ns and jams; station 0 hears station 1 at
+    // 5,000 + 8,664 = 13,664 ns and jams. Each jam lasts 3.2 us.
+    b.run_until(8_663);
+    assert_eq!(b.m.counters.collisions, 0);
+    b.run_until(8_664);
+    assert_eq!(b.m.counters.collisions, 1);
+    assert_eq!(b.m.stations[1].state, State::Jamming);
+    assert_eq!(b.m.stations[0].state, State::Sending);
+    b.run_until(13_663);
+    assert_eq!(b.m.stations[0].state, State::Sending);
+    b.run_until(13_664);
+    assert_eq!(b.m.stations[0].state, State::Jamming);
+    assert_eq!(b.m.counters.collisions, 2);
+    b.run_until(11_864);
+    assert_eq!(b.m.stations[1].attempts, 1, "station 1's jam ended at 8,664 + 3,200 ns");
+    b.run_until(16_863);
+    assert_eq!(b.m.stations[0].attempts, 0);
+    b.run_until(16_864);
+    assert_eq!(b.m.stations[0].attempts, 1, "station 0's jam ended at 13,664 + 3,200 ns");
+    // The time on the medium of each collided attempt, start to end of its jam.
+    assert_eq!(b.m.counters.collision_ns, (11_864 - 5_000) + 16_864);
+}
+
+#[test]
+fn a_near_station_defers_where_a_far_one_starting_at_the_same_time_collides() {
+    // Station 2 (500 m) has heard station 0 by 3 us; station 1 (2000 m) has not.
+    let mut near = Bench::new(positioned(), 3, 5);
+    near.ready(0, 0);
+    near.ready(3 * US, 2);
+    near.run_until(u64::MAX);
+    let f = 1_220_800;
+    // Station 2 sees station 0's end at f + 2,166 ns, waits the 9.6 us gap, then sends f.
+    assert_eq!(near.log, vec![(f, 0, "sent"), (f + 2_166 + 9_600 + f, 2, "sent")]);
+    assert_eq!(near.m.counters.collisions, 0);
+    assert_eq!(near.m.counters.deferrals, 1);
+
+    let mut far = Bench::new(positioned(), 3, 5);
+    far.ready(0, 0);
+    far.ready(3 * US, 1);
+    far.run_until(8_664);
+    assert_eq!(far.m.counters.collisions, 1, "station 1 hears station 0 at 8,664 ns, mid-frame");
+}
+
+#[test]
+fn deferring_stations_are_woken_by_their_own_distance_to_the_sender() {
+    // Stations 1 (2000 m) and 2 (500 m) both defer to station 0 and look again when each has
+    // seen its end plus the gap: station 2 at f + 2,166 + 9,600 ns, station 1 at f + 8,664 +
+    // 9,600. Station 2 starts; its carrier reaches station 1 (6,498 ns away) exactly as station
+    // 1's gap ends, in the gap's last third, which 802.3 ignores: station 1 starts and detects
+    // at once, station 2 detects 6,498 ns later, and both jam for 3.2 us.
+    let mut b = Bench::new(positioned(), 3, 5);
+    b.m.trace = Some(Vec::new());
+    b.ready(0, 0);
+    b.ready(10 * US, 1);
+    b.ready(10 * US, 2);
+    let f = 1_220_800;
+    let start2 = f + 2_166 + 9_600;
+    let start1 = f + 8_664 + 9_600;
+    b.run_until(start1 + 3_199);
+    assert_eq!(b.m.counters.deferrals, 2, "one each, before station 1's backoff");
+    b.run_until(f + 30 * US);
+    let span = |station, start: u64, end: u64, collided| Span { station, start: SimTime(start), end: SimTime(end), collided };
+    assert_eq!(
+        b.m.trace.as_ref().unwrap(),
+        &vec![span(0, 0, f, false), span(1, start1, start1 + 3_200, true), span(2, start2, start1 + 6_498 + 3_200, true)]
+    );
 }
 
 /// Metcalfe and Boggs (1976, §6.3): efficiency of Q always-busy stations sending P-bit packets

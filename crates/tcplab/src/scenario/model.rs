@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use super::units::{Duration, QueueLimitQ, Rate, Size};
+use super::units::{Duration, Position, QueueLimitQ, Rate, Size};
 
 /// Declares a struct holding the TCP options shared by `[[tcp]]` flows (`TcpCfg`) and a
 /// `[[traffic]]` source's `tcp` table (`ConnOptions`): the one place those keys, their docs and
@@ -721,6 +721,11 @@ pub struct LanCfg {
     /// Propagation delay between any two stations (default 5us, about 1 km of coax).
     #[serde(default)]
     pub delay: Option<Duration>,
+    /// Instead of `delay`: each node's place along the segment, in the order of `nodes`
+    /// (`"2000m"`, `"1.5km"` at 0.77 c, or a signal time such as `"10us"`); a pair of
+    /// stations is as far apart as their positions differ.
+    #[serde(default)]
+    pub positions: Option<Vec<Position>>,
     /// Bytes added to every frame: preamble 8 + header 14 + FCS 4 (default 26B).
     #[serde(default)]
     pub overhead: Option<Size>,

@@ -8,6 +8,9 @@
 //!   204800 bytes/s = 1 638 400 bit/s).
 //! * Durations: `ns`, `us`, `ms`, `s`, `min`.
 //! * Queue limits: `10pkts` (also `pkt`, `packets`) or any size.
+//! * Positions on a `[[lan]]` segment: a distance `m`/`km` (signals travel at 0.77 c, the
+//!   minimum 802.3 allows on 10BASE5 coax: 4.33 ns per metre) or the signal's time from the
+//!   segment's end in any duration unit (`"10us"`).
 //!
 //! A bare number is an error: the unit must be written.
 
@@ -216,6 +219,43 @@ string_quantity!(
     "expected a duration like \"50ms\""
 );
 
+/// Speed of a signal on the segment, in metres per second (802.3 §8.4.1.3: 0.77 c on coax).
+pub const LAN_SIGNAL_SPEED_M_PER_S: f64 = 0.77 * 299_792_458.0;
+
+/// A station's place on a `[[lan]]` segment, as the time a signal takes to get there from the
+/// segment's end.
+pub fn parse_position(s: &str) -> Result<SimTime, String> {
+    let eg = "expected a position like \"2000m\", \"1.5km\" or \"10us\"";
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{eg}, got {s:?}"))?;
+    let metres = match unit.to_ascii_lowercase().as_str() {
+        "m" => Some(1.0),
+        "km" => Some(1000.0),
+        _ => None,
+    };
+    match metres {
+        Some(mult) => {
+            if v < 0.0 {
+                return Err(format!("expected a non-negative position, got {s:?}"));
+            }
+            let ns = v * mult / LAN_SIGNAL_SPEED_M_PER_S * 1e9;
+            if ns > 1e15 {
+                return Err(format!("position {s:?} is too far"));
+            }
+            Ok(SimTime(ns.round() as u64))
+        }
+        None => parse_duration(s).map_err(|_| format!("{eg}, got {s:?}")),
+    }
+}
+
+string_quantity!(
+    Position,
+    SimTime,
+    parse_position,
+    |t: SimTime| format!("{}ns", t.0),
+    r"^\s*[0-9.]+\s*([kK]?[mM]|[nNuUµmM]?[sS]|[mM][iI][nN])\s*$",
+    "expected a position like \"2000m\", \"1.5km\" or \"10us\""
+);
+
 /// A queue limit: packets (`"10pkts"`) or bytes (`"128KB"`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum QueueSize {
@@ -252,6 +292,17 @@ string_quantity!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_are_metres_at_0_77c_or_times() {
+        assert_eq!(parse_position("10us").unwrap(), SimTime(10_000));
+        assert_eq!(parse_position("0m").unwrap(), SimTime(0));
+        // 2000 m / (0.77 × 299 792 458 m/s) = 8.6644 µs.
+        assert_eq!(parse_position("2000m").unwrap(), SimTime(8_664));
+        assert_eq!(parse_position("2km").unwrap(), SimTime(8_664));
+        assert!(parse_position("-5m").is_err());
+        assert!(parse_position("5 furlongs").unwrap_err().contains("2000m"));
+    }
 
     #[test]
     fn sizes_use_1024() {

@@ -18,24 +18,79 @@ pub struct Lan {
     /// Node of each station.
     pub station_nodes: Vec<u32>,
     /// Per station, its link directions whose head frame waits for the medium, oldest first;
-    /// the front one's frame is the medium's while the station is not idle there.
+    /// the front one's frame is the medium's while the station is not idle there (under FIFO
+    /// access the frame in hand is not in here: the medium keeps its direction).
     pub pending: Vec<VecDeque<u32>>,
     /// The medium's requests being handled, swapped with `medium.out` (no allocation per call).
     pub scratch: Vec<MediumOut>,
+    /// FIFO access (`medium.params.access`), kept here: its frames bypass the request buffer.
+    pub fifo: bool,
+    /// FIFO access: how many directions wait in `pending` (all stations together).
+    pub fifo_waiting: u32,
 }
 
 impl Simulation {
-    /// Link direction `l` (on a LAN) has put a frame on its transmitter: it waits for the medium.
-    pub(crate) fn lan_ready(&mut self, now: SimTime, l: u32) {
-        let (lan, station) = self.links[l as usize].on_lan().expect("a LAN link direction");
-        self.lans[lan as usize].pending[station as usize].push_back(l);
+    /// Link direction `l` (on a LAN) has put a frame of `size` bytes on its transmitter: it waits
+    /// for the medium.
+    pub(crate) fn lan_ready(&mut self, now: SimTime, l: u32, size: u32) {
+        let packed = self.links[l as usize].lan;
+        debug_assert_ne!(packed, crate::net::link::NO_LAN);
+        let (lan, station) = (packed >> 16, packed & 0xffff);
+        let x = &mut self.lans[lan as usize];
+        if x.fifo {
+            // FIFO access: the frame's schedule is known now, so its end is its one event and
+            // `pending` holds only the station's directions waiting behind the frame in hand.
+            match x.medium.fifo_try_reserve(now, station, size, l) {
+                Some(end) => self.events.schedule(end, Event::Lan { lan: lan as u16, station: station as u16, gen: 0 }),
+                None => {
+                    x.pending[station as usize].push_back(l);
+                    x.fifo_waiting += 1;
+                }
+            }
+            return;
+        }
+        x.pending[station as usize].push_back(l);
         self.lan_feed(now, lan, station);
         self.lan_drain(now, lan);
     }
 
     pub(crate) fn lan_timer(&mut self, now: SimTime, lan: u32, station: u32, gen: u32) {
-        self.lans[lan as usize].medium.timer(now, station, gen);
+        if self.lans[lan as usize].fifo {
+            return self.lan_fifo_sent(now, lan, station);
+        }
+        let m = &mut self.lans[lan as usize].medium;
+        m.timer(now, station, gen);
+        // The usual outcome of a frame's end: only `Sent`. Handle it without the batch swap.
+        if let [MediumOut::Sent { station: s }] = m.out[..] {
+            m.out.clear();
+            let l = self.lans[lan as usize].pending[s as usize].pop_front().expect("sent frame");
+            self.tx_done(now, l);
+            self.lan_feed(now, lan, s);
+        }
         self.lan_drain(now, lan);
+    }
+
+    /// FIFO access: the station's frame has been sent. A direction of the station that was
+    /// waiting goes next (before the one just sent, if that has another frame), and takes the
+    /// medium after the sent frame's transmission end is handled, as the request-driven medium
+    /// ordered it.
+    fn lan_fifo_sent(&mut self, now: SimTime, lan: u32, station: u32) {
+        let x = &mut self.lans[lan as usize];
+        let l = x.medium.fifo_sent(now, station);
+        let mut next = None;
+        if x.fifo_waiting > 0 {
+            next = x.pending[station as usize].pop_front();
+            if next.is_some() {
+                x.fifo_waiting -= 1;
+                x.medium.fifo_hold(station);
+            }
+        }
+        self.tx_done(now, l);
+        if let Some(n) = next {
+            let (_, size) = self.links[n as usize].busy.expect("a pending link direction is transmitting");
+            let end = self.lans[lan as usize].medium.fifo_reserve(now, station, size, n);
+            self.events.schedule(end, Event::Lan { lan: lan as u16, station: station as u16, gen: 0 });
+        }
     }
 
     /// Hand the station's oldest waiting frame to the medium if the station has none in hand.

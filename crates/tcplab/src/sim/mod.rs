@@ -425,7 +425,7 @@ impl Simulation {
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l);
+                self.lan_ready(now, l, size);
             } else {
                 let t = now + link.tx_time_memo(size);
                 self.events.schedule(t, Event::TxDone(l));
@@ -558,7 +558,7 @@ impl Simulation {
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l);
+                self.lan_ready(now, l, nsize);
             } else {
                 let t = now + link.tx_time_memo(nsize);
                 self.events.schedule(t, Event::TxDone(l));

@@ -184,3 +184,31 @@ fn the_medium_trace_accounts_for_every_transmission() {
     // Without `trace` there is none.
     assert!(run(&segment(4, "", &sources, "300ms"), 5).summary.lans[0].medium_trace.is_none());
 }
+
+#[test]
+fn positions_set_each_pairs_distance_and_bad_ones_are_located() {
+    // h1 at 0 m, h2 at 2000 m (8,664 ns at 0.77 c), h3 at 500 m (2,166 ns): each direction's
+    // propagation delay is its pair's distance, and a lone 1000 B frame h1 -> h2 arrives
+    // 820.8 us + 8,664 ns after it starts.
+    let text = segment(3, "positions = [\"0m\", \"2000m\", \"500m\"]", &cbr("u", "h1", "h2", "1000B", "8Mbps"), "1ms");
+    let r = run(&text, 1);
+    let delay = |name: &str| r.sim.links.iter().find(|l| l.name == name).unwrap().params.delay.0;
+    assert_eq!((delay("h1->h2"), delay("h2->h1"), delay("h1->h3"), delay("h2->h3")), (8_664, 8_664, 2_166, 6_498));
+    assert_eq!(r.sim.udp[0].rcvd_pkts, 1, "the frame ends at 820.8 us and arrives at 829.464 us");
+    let text = segment(3, "positions = [\"0m\", \"2000m\", \"500m\"]", &cbr("u", "h1", "h2", "1000B", "8Mbps"), "829463ns");
+    assert_eq!(run(&text, 1).sim.udp[0].rcvd_pkts, 0, "not yet at 829.463 us");
+    // Both delay and positions; one position too few; a bad unit; too long for detection.
+    let text = segment(2, "delay = \"5us\"\npositions = [\"0m\", \"10m\"]", "", "1s");
+    let e = error(&text);
+    assert_eq!(e.field, "lan[0].positions");
+    assert!(e.message.contains("not both"), "{}", e.message);
+    assert_eq!(e.line, Some(line_of(&text, "positions =")));
+    let e = error(&segment(3, "positions = [\"0m\", \"10m\"]", "", "1s"));
+    assert_eq!(e.field, "lan[0].positions");
+    assert!(e.message.contains("3 nodes, 2 positions"), "{}", e.message);
+    let e = error(&segment(2, "positions = [\"0m\", \"10 furlongs\"]", "", "1s"));
+    assert!(e.message.contains("2000m"), "{}", e.message);
+    let e = error(&segment(2, "positions = [\"0m\", \"10km\"]", "", "1s"));
+    assert_eq!(e.field, "lan[0].positions");
+    assert!(e.message.contains("collisions would go undetected"), "{}", e.message);
+}

@@ -1,6 +1,7 @@
-"""Writes flows-2.toml, flows-4.toml and flows-16.toml (run from this folder: python make_scenarios.py).
+"""Writes flows-2.toml, flows-4.toml and flows-16.toml, and their point-to-point readings
+flows-N-p2p.toml (run from this folder: python make_scenarios.py).
 
-The three files differ only in the number of host pairs and the transfer size, so they are
+The files differ only in the number of host pairs, the transfer size and the LANs, so they are
 generated; every parameter's source is in HEADER below and in each generated file. The hosts,
 their links and the connections are templates (`count`, README "Templates"): each file expands
 to the same scenario as the written-out files of before, entry for entry."""
@@ -26,12 +27,10 @@ HEADER = """\
 # Not given in the thesis, our choices (stated, not tuned):
 # * Start times: connection i starts at (i-1) x 100 ms (about one round-trip time apart);
 #   §5.3.1 gives none, and §6.2.6 warns against starting every transfer at the same instant.
-# * Each host has its own 10 Mb/s, 5 us LAN link (x-Sim's LANs are Ethernets, §6.1.1; tcplab
-#   has no Ethernet model, see brakmo/single-transfer).
-# * "Many different propagation delays were used, and the results averaged" (§5.3.1): the
+{lans}# * "Many different propagation delays were used, and the results averaged" (§5.3.1): the
 #   reproduction sweeps the bottleneck delay over 25, 50 and 100 ms (links[0].delay), equal for
 #   every connection (the thesis' "same propagation delay" case).
-name = "brakmo-fairness-{n}"
+name = "brakmo-fairness-{n}{suffix}"
 description = "Seed 000 §5.3.1: {n} connections of one variant, {size} each, sharing the 200 KB/s bottleneck."
 
 [run]
@@ -94,9 +93,39 @@ send_buffer = "50KB"      # §6.1.1
 recv_buffer = "64KB"      # as brakmo/single-transfer
 """
 
+ETHERNET_NOTE = """\
+# * The LANs: x-Sim's two 10 Mbit/s Ethernets (seed 000 Fig 5.1, §6.1.1; `[[lan]]`, CSMA/CD,
+#   docs/ethernet.md), one with Host1a..Host{n}a and Gateway1, one with Gateway2 and
+#   Host1b..Host{n}b. The earlier reading, a 10 Mb/s, 5 us point-to-point link per host, is
+#   flows-{n}-p2p.toml (the `*-p2p` rows of reproduce.toml).
+"""
+
+P2P_NOTE = """\
+# * The point-to-point reading of flows-{n}.toml: each host has its own 10 Mb/s, 5 us LAN link
+#   where x-Sim had Ethernets (§6.1.1); kept as the `*-p2p` rows of reproduce.toml.
+"""
+
+LANS = """
+[[lan]]                   # LAN 1: 10 Mbit/s Ethernet (x-Sim, Fig 5.1, §6.1.1; docs/ethernet.md)
+name = "LAN1"
+nodes = [{west}, "Gateway1"]
+queue = {{ limit = "50pkts" }}   # BSD ifq_maxlen default, per station and next hop
+
+[[lan]]                   # LAN 2
+name = "LAN2"
+nodes = ["Gateway2", {east}]
+queue = {{ limit = "50pkts" }}
+"""
+
 for n, size in ((2, "8MB"), (4, "8MB"), (16, "2MB")):
-    text = HEADER.format(n=n, size=size)
-    text += HOSTS.format(hosts=2 * n, n=n)
-    text += LINKS.format(hosts=2 * n)
-    text += TCP.format(n=n, size=size)
-    Path(f"flows-{n}.toml").write_text(text)
+    for p2p in (False, True):
+        text = HEADER.format(n=n, size=size, suffix="-p2p" if p2p else "",
+                             lans=(P2P_NOTE if p2p else ETHERNET_NOTE).format(n=n))
+        text += HOSTS.format(hosts=2 * n, n=n)
+        if p2p:
+            text += LINKS.format(hosts=2 * n)
+        else:
+            text += LANS.format(west=", ".join(f'"Host{i}a"' for i in range(1, n + 1)),
+                                east=", ".join(f'"Host{i}b"' for i in range(1, n + 1)))
+        text += TCP.format(n=n, size=size)
+        Path(f"flows-{n}{'-p2p' if p2p else ''}.toml").write_text(text)

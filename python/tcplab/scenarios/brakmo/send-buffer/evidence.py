@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         for b in bufs:
             per[b] = []
             for seed in range(1, a.seeds + 1):
-                s = tcplab.run(folder / v.get("scenario", spec["scenario"]), seed=seed, overrides={**v["set"], axis: b}).summary
+                s = tcplab.run(folder / v.get("scenario", spec["scenario"]), seed=seed, overrides={**v["set"], v.get("axis_at", {}).get(axis, axis): b}).summary
                 f = evidence.flow(s, spec["flow"])
                 per[b].append((f["throughput_KBps"], f["retransmitted_bytes"] / 1024, f["coarse_timeouts"]))
         runs[v["name"]] = per
