@@ -132,7 +132,12 @@ pub fn prepare_with_limits(
 ) -> Result<(Simulation, String), ScenarioError> {
     let (sc, new_text, x) = load_text(text, file, overrides)?;
     check_limits(&sc, &new_text, file, limits).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
+    // The TOML document is gone, and after the build the parsed scenario: their pages go back
+    // before the simulation's own are touched, so the peak is the larger of the two, not the sum.
+    crate::memory::release_free_pages();
     let sim = build(&sc, &new_text, file, seed).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
+    drop(sc);
+    crate::memory::release_free_pages();
     Ok((sim, new_text))
 }
 

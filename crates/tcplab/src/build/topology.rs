@@ -103,7 +103,7 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
             }
             let idx = links.len() as u64;
             let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
-            let queue = queues::make_queue(ctx, f("queue"), ov.queue.as_ref().or(l.queue.as_ref()), params.rate_bps, rngs, &name)?;
+            let queue = queues::make_queue(ctx, f("queue"), ov.queue.as_deref().or(l.queue.as_deref()), params.rate_bps, rngs, &name)?;
             if names.insert(name.clone(), i).is_some() {
                 return Err(ctx.err(format!("links[{i}]"), format!("a second link joins {} and {}; parallel links are not supported", l.a, l.b)));
             }

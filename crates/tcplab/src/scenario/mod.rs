@@ -425,6 +425,29 @@ mod tests {
         assert_eq!(e.to_string(), "y.toml:2: run.duration: expected a duration like \"50ms\", got \"50\" (the unit is required: ns, us, ms, s, min)");
     }
 
+    /// A link's queue and its per-direction overrides are boxed in the model (issue 28): an
+    /// error inside them still names the line and the whole field path, in both TOML forms.
+    #[test]
+    fn errors_in_boxed_link_tables_name_line_and_field() {
+        let head = "[run]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\nkind = \"host\"\n";
+        let text = format!("{head}[[links]]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[links.ab]\nrate = \"2Mbps\"\n[links.ab.queue]\nlimit = \"10 parcels\"\n");
+        let e = parse(&text, "q.toml").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (Some(14), "links[0].ab.queue.limit"), "{e}");
+        // The form `Scenario.to_toml()` writes (the benchmarks' files): arrays of inline tables.
+        let text = "nodes = [ { name = \"a\", kind = \"host\" } ]\nlinks = [\n  { a = \"a\", b = \"b\", rate = \"1Mbps\", delay = \"1ms\", queue = { limit = 5, kind = \"droptail\" } },\n  { a = \"a\", b = \"c\", rate = \"1Mbps\", delay = \"1ms\", ba = { dely = \"2ms\" } },\n]\n[run]\nduration = \"1s\"\n";
+        let e = parse(text, "q.toml").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (Some(3), "links[0].queue.limit"), "{e}");
+        let text = text.replace("limit = 5", "limit = \"5pkts\"");
+        let e = parse(&text, "q.toml").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (Some(4), "links[1].ba.dely"), "{e}");
+        assert!(e.message.contains("did you mean `delay`?"), "{e}");
+        // Written, they are read back whole.
+        let text = text.replace("dely", "delay");
+        let sc = parse(&text, "q.toml").unwrap();
+        assert_eq!(sc.links[1].ba.as_ref().and_then(|o| o.delay).map(|d| d.0 .0), Some(2_000_000));
+        assert!(sc.links[0].queue.is_some() && sc.links[1].queue.is_none() && sc.links[0].ab.is_none());
+    }
+
     #[test]
     fn overrides_edit_nested_fields() {
         let t = apply_overrides(TEXT, "x.toml", &["links[1].delay=20ms".into(), "run.seed=4".into()]).unwrap();
