@@ -92,8 +92,9 @@ const FINE_1S: TimerModel = TimerModel::Fine { granularity: MS, min_rto: SEC, in
 
 fn defaults_only(_: &mut EndpointConfig) {}
 
-/// RFC 6298 as Linux runs it: 1 ms clock, 200 ms minimum RTO (`TCP_RTO_MIN`), 1 s initial RTO.
-const FINE_LINUX: TimerModel = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+/// Linux's timer (`crate::rto::linux`): every ACK an RTT sample, RTO = SRTT + max(200 ms
+/// (`TCP_RTO_MIN`), 4·mdev of the round), 1 s initial RTO, 1 ms timestamp clock.
+const FINE_LINUX: TimerModel = TimerModel::Linux { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
 
 /// A Linux host's TCP options as the algorithm needs them: timestamps and window scaling on
 /// (sysctls `tcp_timestamps`, `tcp_window_scaling` = 1), no initial ssthresh (slow start until
@@ -257,6 +258,7 @@ impl VariantEntry {
         let timer = match self.timer {
             TimerModel::Bsd => "bsd",
             TimerModel::Fine { .. } => "fine",
+            TimerModel::Linux { .. } => "linux",
             TimerModel::Ns2 { .. } => "ns2",
         };
         format!("cc {}, recovery {}, timer {timer}", self.cc.name(), self.recovery.name())
