@@ -41,6 +41,7 @@
 //!   entry, then max(cwnd, pipe + delivered) for the first round, a duplicate ACK counting as one
 //!   segment delivered.
 
+mod conservation;
 pub mod filters;
 pub mod rate;
 pub mod v3;
@@ -50,6 +51,7 @@ mod tests;
 use super::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::trace::CamTrace;
 use crate::{Nanos, MS, SEC};
+use conservation::{forward_rate_events, Conservation};
 use filters::{MinRttFilter, WindowedMax};
 use rate::{DeliveryRate, RateSample};
 pub use v3::{Bbr3Cc, Bbr3Params};
@@ -145,13 +147,6 @@ pub enum Mode {
     ProbeRtt,
 }
 
-/// The loss state BBR tracks (Linux `icsk_ca_state` as far as BBR reads it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum CaState {
-    Open,
-    Recovery,
-    Loss,
-}
 
 #[derive(Clone, Debug)]
 pub struct BbrCc {
@@ -165,14 +160,8 @@ pub struct BbrCc {
     pub rtt_cnt: u64,
     next_rtt_delivered: u64,
     round_start: bool,
-    packet_conservation: bool,
-    prior_cwnd: u32,
-    ca_state: CaState,
-    prev_ca_state: CaState,
-    /// After a timeout: the sequence whose ACK ends the Loss state.
-    loss_end: u64,
-    /// The recovery episode's packet conservation has begun (its first pipe report).
-    conservation_begun: bool,
+    /// Loss state, saved cwnd and the first recovery round's packet conservation.
+    cons: Conservation,
     /// A loss (recovery entry or timeout) since the current gain phase began.
     loss_in_phase: bool,
     probe_rtt_done: Option<Nanos>,
@@ -214,13 +203,8 @@ impl BbrCc {
             rtt_cnt: 0,
             next_rtt_delivered: 0,
             round_start: false,
-            packet_conservation: false,
-            prior_cwnd: 0,
-            ca_state: CaState::Open,
-            prev_ca_state: CaState::Open,
-            loss_end: 0,
+            cons: Conservation::default(),
             loss_in_phase: false,
-            conservation_begun: false,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             full_bw_reached: false,
@@ -306,19 +290,13 @@ impl BbrCc {
     }
 
     fn save_cwnd(&mut self, cwnd: u32) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        self.cons.save_cwnd(cwnd, self.mode == Mode::ProbeRtt);
     }
 
     /// One ACK that advanced snd_una (`bbr_main`).
     fn on_ack_main(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         let now = s.now;
-        if self.ca_state == CaState::Loss && s.snd_una >= self.loss_end {
-            self.ca_state = CaState::Open;
-        }
+        self.cons.on_ack(s.snd_una);
         let acked = s.bytes_acked as u64;
         let rs = self.rate.on_ack(now, s.snd_una, acked, self.min_rtt.min_rtt);
         let prior_in_flight = rs.map_or(self.rate.in_flight() + acked, |r| r.prior_in_flight);
@@ -340,7 +318,7 @@ impl BbrCc {
             self.next_rtt_delivered = self.rate.delivered;
             self.rtt_cnt += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.cons.on_round_start();
         }
         let bw = rs.rate();
         if !rs.app_limited || bw >= self.bw.get() {
@@ -461,7 +439,7 @@ impl BbrCc {
             return;
         }
         self.min_rtt.stamp = now; // wait a while until the next PROBE_RTT
-        w.cwnd = w.cwnd.max(self.prior_cwnd);
+        w.cwnd = w.cwnd.max(self.cons.prior_cwnd);
         self.reset_mode(now);
     }
 
@@ -522,24 +500,9 @@ impl BbrCc {
         }
     }
 
-    /// `bbr_set_cwnd_to_recover_or_restore`; true while packet conservation rules. Inside a
-    /// pipe-governed recovery the conservation itself is applied from the recovery's pipe
-    /// ([`CongestionControl::on_recovery_pipe`]); here only the restore on exit.
-    fn recover_or_restore(&mut self, w: &mut CcWindow) -> bool {
-        let (prev, state) = (self.prev_ca_state, self.ca_state);
-        if prev >= CaState::Recovery && state < CaState::Recovery {
-            // Leaving recovery (or the loss state): restore the cwnd saved at entry.
-            w.cwnd = w.cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-            self.conservation_begun = false;
-        }
-        self.prev_ca_state = state;
-        state == CaState::Recovery && self.packet_conservation
-    }
-
     fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
         let mss = w.mss as u64;
-        if acked > 0 && !self.recover_or_restore(w) {
+        if acked > 0 && !self.cons.recover_or_restore(w) {
             let bw = self.bw();
             let target_pkts = self.bdp_pkts(bw, self.cwnd_gain, w.mss) + self.ack_aggregation_cwnd().div_ceil(mss.max(1));
             let target = self.quantization_budget(target_pkts, w.mss) * mss;
@@ -582,43 +545,21 @@ impl CongestionControl for BbrCc {
         self.rate.on_send(now, seq, len);
     }
 
-    /// Linux: on entering recovery cwnd = packets in flight + acked, then during the first round
-    /// cwnd = max(cwnd, in flight + acked) — in flight being the pipe (SACKed and lost excluded).
     fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
-        let conserve = (pipe + delivered).max(w.mss as u64).min(u32::MAX as u64) as u32;
-        if !self.conservation_begun {
-            self.conservation_begun = true;
-            self.packet_conservation = true;
-            self.prev_ca_state = CaState::Recovery;
+        if self.cons.on_recovery_pipe(w, pipe, delivered) {
             self.next_rtt_delivered = self.rate.delivered;
-            w.cwnd = conserve;
-        } else if self.packet_conservation {
-            w.cwnd = w.cwnd.max(conserve);
         }
     }
 
-    fn on_sacked(&mut self, now: Nanos, start: u64, end: u64) {
-        self.rate.on_sacked(now, start, end);
-    }
-
-    fn on_app_limited(&mut self) {
-        self.rate.mark_app_limited();
-    }
+    forward_rate_events!();
 
     fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
-        if entered {
-            self.ca_state = CaState::Recovery;
-            self.conservation_begun = false;
-        } else if self.ca_state == CaState::Recovery {
-            self.ca_state = CaState::Open;
-        }
+        self.cons.on_recovery(entered);
     }
 
     /// `bbr_set_state(TCP_CA_Loss)`: the timeout ends a round and restarts full-pipe detection.
     fn on_timeout(&mut self, _w: &mut CcWindow) {
-        self.ca_state = CaState::Loss;
-        self.prev_ca_state = CaState::Loss;
-        self.loss_end = self.rate.snd_max();
+        self.cons.on_timeout(self.rate.snd_max());
         self.full_bw = 0;
         self.round_start = true;
         self.loss_in_phase = true;
