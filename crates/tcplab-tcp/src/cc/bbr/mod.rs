@@ -52,7 +52,7 @@ use super::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::trace::CamTrace;
 use crate::{Nanos, MS, SEC};
 use conservation::{forward_rate_events, Conservation};
-use filters::{MinRttFilter, WindowedMax};
+use filters::{AckAggregation, MinRttFilter, WindowedMax};
 use rate::{DeliveryRate, RateSample};
 pub use v3::{Bbr3Cc, Bbr3Params};
 
@@ -77,10 +77,6 @@ const FULL_BW_COUNT: u32 = 3;
 const MIN_TSO_RATE: u64 = 1_200_000 / 8;
 /// Linux `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (x86-64).
 const TSO_MAX_BYTES: u64 = 65536 - 1 - 320;
-/// Linux `bbr_extra_acked_win_rtts`, `bbr_extra_acked_max_us`, `bbr_ack_epoch_acked_reset_thresh`.
-const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
-const EXTRA_ACKED_MAX: Nanos = 100 * MS;
-const ACK_EPOCH_RESET_PKTS: u64 = 1 << 20;
 
 /// BBR's parameters (registry `params`): the filter windows and PROBE_RTT's length as Linux's
 /// module constants, and the ACK-aggregation allowance switch.
@@ -175,11 +171,7 @@ pub struct BbrCc {
     pub cwnd_gain: u64,
     pacing_rate: Option<u64>,
     has_seen_rtt: bool,
-    ack_epoch_stamp: Nanos,
-    ack_epoch_acked: u64,
-    extra_acked: [u64; 2],
-    extra_acked_win_rounds: u32,
-    extra_acked_idx: usize,
+    aggregation: AckAggregation,
     /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
     pub transitions: Vec<(Nanos, Mode)>,
     /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
@@ -216,11 +208,7 @@ impl BbrCc {
             cwnd_gain: HIGH_GAIN,
             pacing_rate: None,
             has_seen_rtt: false,
-            ack_epoch_stamp: 0,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rounds: 0,
-            extra_acked_idx: 0,
+            aggregation: AckAggregation::default(),
             transitions: vec![(0, Mode::Startup)],
             phases: Vec::new(),
             probe_rtt_min_stamps: Vec::new(),
@@ -331,26 +319,8 @@ impl BbrCc {
         if !self.p.ack_aggregation || acked == 0 || rs.is_none() {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(0x1F);
-            if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
-                self.extra_acked_win_rounds = 0;
-                self.extra_acked_idx ^= 1;
-                self.extra_acked[self.extra_acked_idx] = 0;
-            }
-        }
-        let epoch = now.saturating_sub(self.ack_epoch_stamp);
-        let mut expected = (self.bw() as u128 * epoch as u128 / SEC as u128) as u64;
-        let reset_at = ACK_EPOCH_RESET_PKTS * mss as u64;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= reset_at {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = now;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(reset_at);
-        let extra = (self.ack_epoch_acked - expected).min(cwnd as u64);
-        let slot = &mut self.extra_acked[self.extra_acked_idx];
-        *slot = (*slot).max(extra);
+        let bw = self.bw();
+        self.aggregation.update(now, self.round_start, bw, acked, cwnd, mss);
     }
 
     /// `bbr_ack_aggregation_cwnd`, bytes.
@@ -358,8 +328,7 @@ impl BbrCc {
         if !self.p.ack_aggregation || !self.full_bw_reached {
             return 0;
         }
-        let cap = (self.bw() as u128 * EXTRA_ACKED_MAX as u128 / SEC as u128) as u64;
-        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        self.aggregation.cwnd(self.bw())
     }
 
     fn update_cycle_phase(&mut self, now: Nanos, prior_in_flight: u64, mss: u32) {
