@@ -31,9 +31,6 @@
 //! * **PROBE_RTT** every 5 s (the `probe_rtt_min` filter, a strictly smaller sample replaces it),
 //!   cwnd = max(BDP/2, 4 packets) for max(200 ms, one round), then PROBE_BW CRUISE with the lower
 //!   bounds reset. `min_rtt` is the 10 s minimum fed from `probe_rtt_min`.
-//! * **cwnd target** = BDP·cwnd_gain + the ACK-aggregation allowance (`bbr_ack_aggregation_cwnd`,
-//!   shared with v1: [`super::filters::AckAggregation`]), in STARTUP too (v3's
-//!   `extra_acked_in_startup` = 1), then the quantization budget.
 //!
 //! Deliberate deviations from the published code:
 //! * "lost" = retransmitted: the CC learns a loss when the recovery module retransmits the
@@ -43,7 +40,7 @@
 //!   come on cumulative ACKs only ([`super::rate`]).
 //! * no exact loss-threshold crossing point (`bbr_inflight_hi_from_lost_skb`): the cut uses the
 //!   sampled segment's `tx_in_flight`;
-//! * no ECN-driven early probe
+//! * no ACK-aggregation allowance (`extra_acked`) in the cwnd target, no ECN-driven early probe
 //!   (`ecn_in_cycle`), no `bw_probe_up_rounds` cap on slope, no fast-path; ECN is eligible when the
 //!   minimum RTT is ≤ 5 ms (Linux `bbr_ecn_max_rtt_us`) and an echo has been seen;
 //! * recovery: packet conservation for the first round then the saved cwnd, as [`super::BbrCc`];
@@ -51,7 +48,6 @@
 //!   synthetic sample).
 
 use super::conservation::{forward_rate_events, CaState, Conservation};
-use super::filters::AckAggregation;
 use super::rate::{DeliveryRate, RateSample};
 use super::{BbrCc, DRAIN_GAIN, MIN_CWND_PKTS, UNIT};
 use crate::cc::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
@@ -247,8 +243,6 @@ pub struct Bbr3Cc {
     probe_rtt_round_done: bool,
     /// Loss state, saved cwnd and the first recovery round's packet conservation (as v1).
     cons: Conservation,
-    /// ACK aggregation (`extra_acked`), as v1.
-    aggregation: AckAggregation,
     // Output.
     pub pacing_gain: u64,
     pub cwnd_gain: u64,
@@ -311,7 +305,6 @@ impl Bbr3Cc {
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             cons: Conservation::default(),
-            aggregation: AckAggregation::default(),
             pacing_gain: STARTUP_PACING_GAIN,
             cwnd_gain: STARTUP_CWND_GAIN,
             pacing_rate: None,

@@ -20,11 +20,6 @@ impl Bbr3Cc {
         if let Some(rs) = rs {
             self.update_latest_delivery_signals(&rs);
             self.update_congestion_signals(&rs, newly_lost, ece, w);
-            if acked > 0 {
-                // `bbr_update_ack_aggregation`, after the congestion signals as v3 orders it.
-                let bw = self.bw();
-                self.aggregation.update(now, self.round_start, bw, acked, w.cwnd, w.mss);
-            }
             self.update_ecn_alpha();
             self.check_full_bw_reached(&rs);
             self.check_startup_too_high(&rs, newly_lost, w.mss);
@@ -364,13 +359,11 @@ impl Bbr3Cc {
     }
 
     /// `bbr_set_cwnd` with the v3 bounds (`bbr_bound_cwnd_for_inflight_model`).
-    pub(super) fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
+    fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
         let mss = w.mss as u64;
         let min_cwnd = MIN_CWND_PKTS as u64 * mss;
         if acked > 0 && !self.cons.recover_or_restore(w) {
-            // `bbr_bdp` + `bbr_ack_aggregation_cwnd`, then `bbr_quantization_budget`.
-            let bw = self.bw();
-            let target = self.quantized(self.bdp(bw, self.cwnd_gain, w.mss) + self.aggregation.cwnd(bw), w.mss);
+            let target = self.inflight(self.bw(), self.cwnd_gain, w.mss);
             let mut cwnd = w.cwnd as u64;
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);
