@@ -99,3 +99,27 @@ def test_quick_matrix_runs_and_reports(tmp_path):
         assert len(c["curves"]["t"]) == len(c["curves"]["sim_cwnd"]) == len(c["curves"]["linux_cwnd"]) > 0
         assert c["kernel_settings"] == r["kernel_settings"]
     assert r["overall"]["ran"] + r["overall"]["skipped"] == r["overall"]["cases"]
+
+
+def test_every_miss_is_listed_with_its_error_and_targets_are_counted():
+    base = {"throughput_Mbps": 10.0, "retransmitted_segments": 100, "rtt_p50_ms": 60.0, "rtt_p95_ms": 80.0, "qdelay_p95_ms": 30.0}
+    ok = dict(case="a", status="pass", sim=base, linux=base, **vl.verdict(base, base))
+    bad_sim = dict(base, throughput_Mbps=9.0, retransmitted_segments=150)
+    bad = dict(case="b", status="miss", sim=bad_sim, linux=base, **vl.verdict(bad_sim, base))
+    m = vl.misses([ok, bad, {"case": "c", "status": "skipped: kernel has no bbr"}])
+    assert m == ["b: throughput error 10.0 % (target ≤ 5 %)", "b: retransmissions 150 vs 100 (target ±20 % or ±3)"]
+    result = {"cases": [ok, bad], "overall": {"passed": 1, "ran": 2, "skipped": 0, "median_throughput_err": 0.05, "pass": False,
+                                              "held_per_target": {"throughput": 1, "qdelay_p95": 2, "retransmissions": 1}, "misses": m}}
+    for r in result["cases"]:
+        r.update(emulation_faithful=True, cwnd_distance=0.1)
+    text = vl.text_table(result)
+    assert "targets held: throughput 1/2, p95 queueing delay 2/2, retransmissions 1/2" in text
+    assert "miss: b: throughput error 10.0 %" in text and "miss: b: retransmissions 150 vs 100" in text
+
+
+def test_case_filter_rejects_an_unknown_case():
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "validate-linux", "--case", "no-such-case"], capture_output=True, text=True, timeout=60)
+    if REFUSAL is None:
+        assert p.returncode == 2 and "matches no case" in p.stderr and "reno-10M-10ms-1bdp-1f" in p.stderr
+    else:
+        assert p.returncode == 2

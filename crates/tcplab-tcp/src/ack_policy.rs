@@ -16,6 +16,12 @@
 //!   acknowledged at once only if it advances the window by the threshold (it nearly always does).
 //! * LBL receiver: the "network RTT" used for the idle test is the RTT the receiver measured during
 //!   the handshake (SYN-ACK → ACK); if unknown, 200 ms.
+//! * Linux quick-ACK mode (`quickack` > 0; tcp_input.c `tcp_incr_quickack`,
+//!   `tcp_enter_quickack_mode`, `tcp_event_data_recv`): min(rcv_wnd/(2·MSS), max) immediate ACKs
+//!   (at least 2) at the first data; again when in-order data arrives after a gap longer than the
+//!   receiver's RTO ("sender failed to restart window") and when a duplicate or out-of-window
+//!   segment arrives. The receiver's RTO is the one its handshake sample gives Linux (its only
+//!   sample as a pure receiver): RTT + max(2·RTT, 200 ms), 1 s without one.
 
 use crate::config::AckPolicy;
 use crate::Nanos;
@@ -50,11 +56,13 @@ pub struct AckState {
     /// the immediate ACKs left.
     quickack_max: u32,
     quick_left: Option<u32>,
+    /// When in-sequence data last arrived (Linux `icsk_ack.lrcvtime`).
+    last_data_at: Option<Nanos>,
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> AckState {
-        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None, quickack_max: 0, quick_left: None }
+        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None, quickack_max: 0, quick_left: None, last_data_at: None }
     }
 
     /// Linux's quick-ACK mode at connection start with at most `max` immediate ACKs (0 = off).
@@ -82,6 +90,21 @@ impl AckState {
             let immediate = self.lbl_bytes < 2 * recv_buffer as u64;
             self.lbl_bytes += seg_len as u64;
             policy = if immediate { AckPolicy::EveryPacket } else { AckPolicy::BsdDelayed };
+        }
+        if self.quickack_max > 0 {
+            match arrival {
+                // `tcp_enter_quickack_mode` for a retransmitted or out-of-window segment.
+                Arrival::Unacceptable => self.incr_quickack(threshold, recv_buffer),
+                Arrival::InOrder { .. } | Arrival::FillsHole { .. } => {
+                    // `tcp_event_data_recv`: a gap longer than the RTO re-enters quick-ACK mode.
+                    let rto = rtt.map_or(crate::SEC, |r| r + (2 * r).max(200 * crate::MS));
+                    if self.last_data_at.is_some_and(|t| now.saturating_sub(t) > rto) {
+                        self.incr_quickack(threshold, recv_buffer);
+                    }
+                    self.last_data_at = Some(now);
+                }
+                _ => {}
+            }
         }
         match (policy, arrival) {
             (_, Arrival::Unacceptable) => self.ack_now = true,
@@ -118,6 +141,13 @@ impl AckState {
             }
             (_, Arrival::OutOfOrder) | (_, Arrival::FillsHole { .. }) => self.ack_now = true,
         }
+    }
+
+    /// `tcp_incr_quickack`: at least min(rcv_wnd/(2·MSS), max) (≥ 2) immediate ACKs left.
+    fn incr_quickack(&mut self, threshold: u64, recv_buffer: u32) {
+        let n = ((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max);
+        let left = self.quick_left.get_or_insert(0);
+        *left = (*left).max(n);
     }
 
     fn set_delack(&mut self, now: Nanos, delack_timeout: Option<Nanos>) {
@@ -189,6 +219,54 @@ mod tests {
         assert!(!off.ack_now && off.delack_deadline == Some(40));
     }
     use crate::MS;
+
+    /// Quick ACKs used up, then in-order segments at `times` (ms): which were ACKed at once.
+    fn after_quick_acks(a: &mut AckState, times: &[u64], rtt: Option<Nanos>) -> Vec<bool> {
+        times
+            .iter()
+            .map(|&t| {
+                a.on_data(t * MS, Arrival::InOrder { len: 1000 }, 1000, 2000, 10_000, rtt, Some(40 * MS));
+                let now = a.ack_now;
+                if now {
+                    a.on_ack_sent();
+                }
+                now
+            })
+            .collect()
+    }
+
+    #[test]
+    fn quickack_mode_returns_after_a_gap_longer_than_the_receivers_rto() {
+        // Handshake RTT 100 ms → the receiver's RTO 100 + max(200, 200) = 300 ms. Five quick
+        // ACKs (rcv_wnd/(2·MSS)), then every second segment.
+        let mut a = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        let first = after_quick_acks(&mut a, &[0, 1, 2, 3, 4, 5, 6], Some(100 * MS));
+        assert_eq!(first, [true, true, true, true, true, false, true]);
+        // 300 ms later exactly: not longer than the RTO, still delayed.
+        assert_eq!(after_quick_acks(&mut a, &[306], Some(100 * MS)), [false]);
+        // 301 ms after that: quick-ACK mode again, five immediate ACKs.
+        let again = after_quick_acks(&mut a, &[607, 608, 609, 610, 611, 612, 613], Some(100 * MS));
+        assert_eq!(again, [true, true, true, true, true, false, true]);
+        // Without a handshake sample the RTO is 1 s.
+        let mut b = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        after_quick_acks(&mut b, &[0, 1, 2, 3, 4, 5, 6], None);
+        assert_eq!(after_quick_acks(&mut b, &[1006, 2007], None), [false, true]);
+    }
+
+    #[test]
+    fn a_duplicate_segment_re_enters_quickack_mode() {
+        let mut a = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        after_quick_acks(&mut a, &[0, 1, 2, 3, 4, 5, 6], Some(100 * MS));
+        a.on_data(7 * MS, Arrival::Unacceptable, 1000, 2000, 10_000, Some(100 * MS), Some(40 * MS));
+        assert!(a.ack_now);
+        a.on_ack_sent();
+        assert_eq!(after_quick_acks(&mut a, &[8, 9, 10, 11, 12, 13], Some(100 * MS)), [true, true, true, true, true, false]);
+        // Off (`quickack` 0): a duplicate is ACKed at once and nothing more.
+        let mut off = AckState::new(AckPolicy::BsdDelayed);
+        off.on_data(0, Arrival::Unacceptable, 1000, 2000, 10_000, None, Some(40 * MS));
+        off.on_ack_sent();
+        assert_eq!(after_quick_acks(&mut off, &[1, 2], None), [false, true]);
+    }
 
     /// LBL receiver with a 1000-byte receive buffer: the first 2000 bytes (two receive windows)
     /// are ACKed at once, later in-order data as BSD delayed ACKs (threshold 2000 B).

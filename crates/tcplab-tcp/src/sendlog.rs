@@ -75,6 +75,22 @@ impl SendLog {
         }
     }
 
+    /// Linux's `seq_rtt_us` for a cumulative ACK to `una` (`tcp_clean_rtx_queue`): the time since
+    /// the oldest newly acknowledged segment was sent, none when nothing is newly acknowledged or
+    /// any newly acknowledged segment was retransmitted (`FLAG_RETRANS_DATA_ACKED`, Karn). Call
+    /// before [`SendLog::ack`].
+    pub(crate) fn oldest_acked_rtt(&self, now: Nanos, una: u64) -> Option<Nanos> {
+        let first = self.recs.front().filter(|r| r.end <= una)?;
+        let retransmitted = self.recs.iter().take_while(|r| r.end <= una).any(|r| r.retransmits > 0);
+        (!retransmitted).then(|| now.saturating_sub(first.sent_at))
+    }
+
+    /// Linux's `sack_rtt_us` for a segment newly SACKed at `seq`: the time since it was sent,
+    /// none if it was retransmitted.
+    pub(crate) fn sacked_rtt(&self, now: Nanos, seq: u64) -> Option<Nanos> {
+        self.find(seq).filter(|r| r.retransmits == 0).map(|r| now.saturating_sub(r.sent_at))
+    }
+
     /// Drop records fully acknowledged by `una`. Returns the fine RTT of the newest dropped
     /// record that was never retransmitted (Karn), if any.
     pub(crate) fn ack(&mut self, now: Nanos, una: u64) -> Option<Nanos> {

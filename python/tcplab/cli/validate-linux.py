@@ -19,6 +19,8 @@ def add_parser(sub) -> None:
                                    "≤ 10 %, retransmissions ±20 % or ±3). Writes validate-linux.json, .txt and .html.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="three short cases (one per congestion control)")
+    p.add_argument("--case", action="append", default=[], metavar="SUBSTRING",
+                   help="run only the cases whose name contains SUBSTRING (repeatable; e.g. reno-10M-200ms)")
     p.add_argument("--out", type=Path, default=Path("runs/validate-linux"), help="output directory (default runs/validate-linux)")
     p.set_defaults(fn=run)
 
@@ -27,6 +29,11 @@ def run(a) -> int:
     from .. import validate_linux as vl
     from ..emulate import EmulationRefused
     cases = vl.quick_matrix() if a.quick else vl.full_matrix()
+    if a.case:
+        cases = [c for c in cases if any(s in c.name for s in a.case)]
+        if not cases:
+            print(f"error: --case {' '.join(a.case)} matches no case; cases: {', '.join(c.name for c in vl.full_matrix())}", file=sys.stderr)
+            return 2
     try:
         result = vl.run_matrix(cases, a.out, progress=lambda name: print(f"case {name} ...", file=sys.stderr, flush=True))
     except EmulationRefused as e:

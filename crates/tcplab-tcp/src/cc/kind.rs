@@ -6,6 +6,7 @@ use super::cubic::CubicParams;
 use super::dctcp::DctcpParams;
 use super::prague::PragueParams;
 use super::bbr::{Bbr3Params, BbrParams};
+use super::linux_reno::LinuxRenoCc;
 use super::reno::RenoCc;
 use super::scalable::ScalableParams;
 use super::vegas::VegasParams;
@@ -24,6 +25,8 @@ pub enum CcKind {
     },
     /// TCP Vegas (and Vegas* when `star`), see [`crate::cc::VegasCc`].
     Vegas(VegasParams),
+    /// Reno as Linux `tcp_cong.c` (packet counting, cwnd/2), see [`crate::cc::LinuxRenoCc`].
+    LinuxReno,
     /// Kelly's scalable TCP, see [`crate::cc::ScalableCc`].
     Scalable(ScalableParams),
     /// CUBIC as Linux `tcp_cubic.c`, see [`crate::cc::CubicCc`].
@@ -48,6 +51,7 @@ impl CcKind {
     pub fn build(&self, seed: u64) -> Box<dyn CongestionControl> {
         match *self {
             CcKind::Reno { extra_eighth, halve_flight } => Box::new(RenoCc { extra_eighth, halve_flight }),
+            CcKind::LinuxReno => Box::new(LinuxRenoCc::default()),
             CcKind::Vegas(p) => p.build(),
             CcKind::Scalable(p) => p.build(seed),
             CcKind::Cubic(p) => p.build(),
@@ -62,6 +66,7 @@ impl CcKind {
     pub fn name(&self) -> &'static str {
         match self {
             CcKind::Reno { .. } => "reno",
+            CcKind::LinuxReno => "linux-reno",
             CcKind::Vegas(p) if p.star => "vegas-star",
             CcKind::Vegas(_) => "vegas",
             CcKind::Scalable(_) => "scalable",
@@ -84,13 +89,13 @@ impl CcKind {
     /// for the classic window CCs, which keep the no-op defaults: their endpoints skip the calls
     /// (issue 28). A new algorithm gets the hooks unless it is added here.
     pub fn uses_modern_hooks(&self) -> bool {
-        !matches!(self, CcKind::Reno { .. } | CcKind::Vegas(_) | CcKind::Scalable(_))
+        !matches!(self, CcKind::Reno { .. } | CcKind::LinuxReno | CcKind::Vegas(_) | CcKind::Scalable(_))
     }
 
     /// The `params` keys this algorithm takes.
     pub fn param_names(&self) -> &'static [&'static str] {
         match self {
-            CcKind::Reno { .. } => &[],
+            CcKind::Reno { .. } | CcKind::LinuxReno => &[],
             CcKind::Vegas(_) => VegasParams::NAMES,
             CcKind::Scalable(_) => ScalableParams::NAMES,
             CcKind::Cubic(_) => CubicParams::NAMES,
@@ -104,7 +109,7 @@ impl CcKind {
     /// Set one `params` key; `variant` names the flow's variant in errors.
     pub fn set_param(&mut self, variant: &str, key: &str, value: f64) -> Result<(), String> {
         match self {
-            CcKind::Reno { .. } => Err(format!("variant {variant:?} takes no parameter {key:?}")),
+            CcKind::Reno { .. } | CcKind::LinuxReno => Err(format!("variant {variant:?} takes no parameter {key:?}")),
             CcKind::Vegas(p) => p.set(variant, key, value),
             CcKind::Scalable(p) => p.set(variant, key, value),
             CcKind::Cubic(p) => p.set(variant, key, value),

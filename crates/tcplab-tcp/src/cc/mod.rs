@@ -18,6 +18,7 @@ pub mod dctcp;
 pub mod prague;
 pub mod bbr;
 mod kind;
+mod linux_reno;
 mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -26,6 +27,7 @@ pub use dctcp::{DctcpCc, DctcpParams};
 pub use prague::{PragueCc, PragueParams};
 pub use kind::{build, CcKind};
 pub use bbr::{Bbr3Cc, Bbr3Params, BbrCc, BbrParams};
+pub use linux_reno::LinuxRenoCc;
 pub use reno::RenoCc;
 pub use scalable::{ScalableCc, ScalableParams};
 pub use vegas::{VegasCc, VegasParams};
@@ -260,7 +262,7 @@ mod tests {
     /// newer algorithm must keep them.
     #[test]
     fn only_classic_window_ccs_skip_the_modern_hooks() {
-        let classic = [CcKind::BSD_RENO, CcKind::RFC5681_RENO, CcKind::Vegas(VegasParams::default()), CcKind::Scalable(ScalableParams::default())];
+        let classic = [CcKind::BSD_RENO, CcKind::RFC5681_RENO, CcKind::LinuxReno, CcKind::Vegas(VegasParams::default()), CcKind::Scalable(ScalableParams::default())];
         for kind in classic {
             assert!(!kind.uses_modern_hooks(), "{}", kind.name());
             let cc = build(kind, 1);

@@ -45,6 +45,10 @@ pub enum TimerModel {
     /// integers, the floor applied after the backoff, a deadline rather than a tick countdown;
     /// delayed ACKs (if any) as in `Fine`.
     Ns2 { tick: Nanos, min_rto: Nanos, initial_rto: Nanos, max_rto: Nanos },
+    /// Linux's timer ([`crate::rto::linux`]): RTT sampled on every ACK, RTO = SRTT + a variance
+    /// term floored at `min_rto` per round trip; a deadline and delayed ACKs as in `Fine`
+    /// (`granularity` is the clock of timestamps, 1 ms as Linux's `tcp_time_stamp`).
+    Linux { granularity: Nanos, min_rto: Nanos, initial_rto: Nanos },
 }
 
 impl TimerModel {

@@ -47,10 +47,11 @@
 //!   [`crate::recovery::RackRecovery::with_prr`] (RFC 8985 RACK finds the losses, RFC 6937 PRR
 //!   sizes the window, SACK marks kept across an RTO, as Linux), D-SACK, timestamps, window
 //!   scaling, IW 10, delayed ACKs with a 40 ms timer and quick-ACK mode for the first 16
-//!   segments (Linux `TCP_MAX_QUICKACKS`), 200 ms minimum RTO, no initial ssthresh. TLP probes
+//!   segments (Linux `TCP_MAX_QUICKACKS`), Linux's RTO ([`crate::rto::linux`]: every ACK an
+//!   RTT sample, RTO = SRTT + max(200 ms, 4·mdev)), no initial ssthresh. TLP probes
 //!   with the last segment only. Not: pacing (Linux paces only with fq or BBR), autotuned buffers
-//!   (the `modern` *profile* sizes the buffers). `modern-reno` is the same host with Reno
-//!   (`tcp_congestion_control = reno`).
+//!   (the `modern` *profile* sizes the buffers). `modern-reno` is the same host with Linux's
+//!   Reno ([`crate::cc::LinuxRenoCc`], `tcp_congestion_control = reno`).
 //! * `prague` — [`crate::cc::PragueCc`] (draft-briscoe-iccrg-prague-congestion-control): as
 //!   `dctcp`, with data sent ECT(1) (`ecn_l4s`) and the additive increase scaled by
 //!   (RTT/25 ms)² below 25 ms. Parameters `rtt_ref` (0.025 s), `g` (1/16).
@@ -92,8 +93,9 @@ const FINE_1S: TimerModel = TimerModel::Fine { granularity: MS, min_rto: SEC, in
 
 fn defaults_only(_: &mut EndpointConfig) {}
 
-/// RFC 6298 as Linux runs it: 1 ms clock, 200 ms minimum RTO (`TCP_RTO_MIN`), 1 s initial RTO.
-const FINE_LINUX: TimerModel = TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
+/// Linux's timer (`crate::rto::linux`): every ACK an RTT sample, RTO = SRTT + max(200 ms
+/// (`TCP_RTO_MIN`), 4·mdev of the round), 1 s initial RTO, 1 ms timestamp clock.
+const FINE_LINUX: TimerModel = TimerModel::Linux { granularity: MS, min_rto: 200 * MS, initial_rto: SEC };
 
 /// A Linux host's TCP options as the algorithm needs them: timestamps and window scaling on
 /// (sysctls `tcp_timestamps`, `tcp_window_scaling` = 1), no initial ssthresh (slow start until
@@ -210,7 +212,7 @@ pub const VARIANTS: &[VariantEntry] = &[
     // Linux 6.x defaults: CUBIC + HyStart, SACK with PRR, timestamps, window scaling, IW10.
     VariantEntry { name: "modern", description: "Linux 6.x defaults: CUBIC with HyStart, SACK + RACK-TLP (RFC 8985) + PRR (RFC 6937), timestamps, window scaling, IW10, delayed ACKs", cc: CcKind::Cubic(CubicParams::DEFAULT), recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
     // Linux 6.x defaults with net.ipv4.tcp_congestion_control = reno (validate-linux's reno rows).
-    VariantEntry { name: "modern-reno", description: "Linux 6.x defaults with Reno (tcp_cong.c reno: RFC 5681 halving): SACK + RACK-TLP + PRR, timestamps, window scaling, IW10, Linux delayed/quick ACKs", cc: CcKind::RFC5681_RENO, recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
+    VariantEntry { name: "modern-reno", description: "Linux 6.x defaults with Reno (tcp_cong.c reno: packet counting, cwnd/2): SACK + RACK-TLP + PRR, timestamps, window scaling, IW10, Linux delayed/quick ACKs", cc: CcKind::LinuxReno, recovery: RecoveryKind::RackPrr, timer: FINE_LINUX, setup: linux_defaults },
     VariantEntry { name: "prague", description: "TCP Prague (L4S draft): ECT(1), DCTCP alpha, RTT-independent additive increase (R_ref 25 ms); no classic fallback", cc: CcKind::Prague(PragueParams::DEFAULT), recovery: RecoveryKind::Rfc6675, timer: FINE_LINUX, setup: prague_host },
     VariantEntry { name: "bbr", description: "BBR v1 as Linux tcp_bbr.c: bw/min-RTT model, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, paced; RACK-TLP recovery", cc: CcKind::Bbr(BbrParams::DEFAULT), recovery: RecoveryKind::Rack, timer: FINE_LINUX, setup: bbr_linux },
     // Google's BBR v3 runs over Linux's RACK-TLP; PRR is off (BBR owns cwnd, Linux skips PRR for CCs with cong_control).
@@ -257,6 +259,7 @@ impl VariantEntry {
         let timer = match self.timer {
             TimerModel::Bsd => "bsd",
             TimerModel::Fine { .. } => "fine",
+            TimerModel::Linux { .. } => "linux",
             TimerModel::Ns2 { .. } => "ns2",
         };
         format!("cc {}, recovery {}, timer {timer}", self.cc.name(), self.recovery.name())

@@ -207,6 +207,9 @@ impl Endpoint {
                     self.stats.dupacks_received += 1;
                     self.record(now, TraceKind::DupAck, ack, 0);
                     // Planted fault (crate::faults): the threshold dup ACK is ignored.
+                    if self.timer.is_linux() {
+                        self.linux_rtt_sample(now, ack, None);
+                    }
                     if !(self.cfg.faults.no_fast_retransmit && self.dupacks >= self.cfg.dupack_threshold) {
                         self.on_dupack(now);
                     }
@@ -302,6 +305,28 @@ impl Endpoint {
         }
         if out.restart_timer && self.snd_max > self.snd_una && out.retransmit.is_none() && out.set_snd_nxt.is_none() {
             self.timer.restart(now);
+        }
+    }
+
+    /// Linux's RTT sample of an ACK (`tcp_clean_rtx_queue` → `tcp_ack_update_rtt`), for the
+    /// `linux` timer model: the oldest newly acknowledged segment (none if any of them was
+    /// retransmitted), else the newly SACKed segment the first SACK block reports (the most
+    /// recently received, RFC 2018; none if retransmitted or if the block is a D-SACK or a
+    /// repeat), else the timestamp echo `ts_rtt`. Deviation: Linux skips segments SACKed before
+    /// the cumulative ACK reached them; tcplab's send log does not know them, and outside
+    /// reordering the first of them is a retransmission, which gives no sample in both.
+    fn linux_rtt_sample(&mut self, now: Nanos, ack: u64, ts_rtt: Option<Nanos>) {
+        let seq_rtt = if ack > self.snd_una { self.log.oldest_acked_rtt(now, ack) } else { None };
+        let mut sack_rtt = None;
+        if self.sack_in_n > 0 {
+            let (a, b) = self.sack_in[0];
+            let dsack = b <= ack || (self.sack_in_n > 1 && self.sack_in[1].0 <= a && b <= self.sack_in[1].1);
+            if !dsack && self.timer.linux_newly_sacked(b) {
+                sack_rtt = self.log.sacked_rtt(now, b - 1);
+            }
+        }
+        if let Some(r) = seq_rtt.or(sack_rtt).or(ts_rtt) {
+            self.timer.sample_linux(r, ack.max(self.snd_una), self.snd_max);
         }
     }
 
@@ -427,13 +452,15 @@ impl Endpoint {
                 let ticks = self.tsval(now).wrapping_sub(ecr) as i32 + 1;
                 let ns = match self.cfg.timer_model {
                     TimerModel::Bsd => (ticks.max(1) as u64 - 1) * crate::rto::SLOW_TICK,
-                    TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => (ticks.max(1) as u64 - 1) * MS,
+                    TimerModel::Fine { .. } | TimerModel::Ns2 { .. } | TimerModel::Linux { .. } => (ticks.max(1) as u64 - 1) * MS,
                 };
                 self.timer.sample_external(ns, ticks);
                 rtt = Some(ns);
             }
         }
-        if rtt.is_none() {
+        if self.timer.is_linux() {
+            self.linux_rtt_sample(now, ack, rtt);
+        } else if rtt.is_none() {
             rtt = self.timer.on_ack(now, ack);
         }
         let fine_rtt = self.log.ack(now, ack);

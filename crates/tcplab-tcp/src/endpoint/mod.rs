@@ -492,13 +492,13 @@ impl Endpoint {
     fn tsval(&self, now: Nanos) -> u32 {
         match self.cfg.timer_model {
             TimerModel::Bsd => self.tcp_now,
-            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => (now / MS) as u32 + 1,
+            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } | TimerModel::Linux { .. } => (now / MS) as u32 + 1,
         }
     }
     fn delack_timeout(&self) -> Option<Nanos> {
         match self.cfg.timer_model {
             TimerModel::Bsd => None,
-            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } => Some(self.cfg.delack_timeout),
+            TimerModel::Fine { .. } | TimerModel::Ns2 { .. } | TimerModel::Linux { .. } => Some(self.cfg.delack_timeout),
         }
     }
 

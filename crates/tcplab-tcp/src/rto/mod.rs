@@ -5,16 +5,21 @@
 //!   (`t_rtt`) for one timed segment at a time.
 //! * [`RetransmitTimer::Fine`] — an absolute deadline in ns; RTT of one timed segment at a time
 //!   measured in ns (RFC 6298 permits timing one segment per RTT). The estimator behind the
-//!   deadline is RFC 6298's ([`FineRto`]) or ns-2's tick-counting one ([`Ns2Rto`]).
+//!   deadline is RFC 6298's ([`FineRto`]) or ns-2's tick-counting one ([`Ns2Rto`]);
+//! * [`TimerModel::Linux`] — a deadline as `Fine`, behind Linux's estimator ([`LinuxRto`]) fed
+//!   by the endpoint on every ACK ([`RetransmitTimer::sample_linux`]) instead of one timed
+//!   segment per RTT.
 //!
 //! Both apply Karn's rule: timing is cancelled when a retransmission happens, and the backed-off
 //! RTO persists until a new sample arrives.
 
 mod bsd;
 pub mod fine;
+pub mod linux;
 pub mod ns2;
 pub use bsd::BsdRto;
 pub use fine::FineRto;
+pub use linux::LinuxRto;
 pub use ns2::Ns2Rto;
 
 use crate::config::TimerModel;
@@ -48,6 +53,7 @@ pub enum RetransmitTimer {
 pub enum DeadlineRto {
     Rfc6298(FineRto),
     Ns2(Ns2Rto),
+    Linux(LinuxRto),
 }
 
 impl DeadlineRto {
@@ -56,30 +62,36 @@ impl DeadlineRto {
         match self {
             DeadlineRto::Rfc6298(e) => e.sample(r),
             DeadlineRto::Ns2(e) => e.sample(r, sent_at),
+            // Linux's estimator needs snd_una/snd_nxt: fed through `sample_linux` only.
+            DeadlineRto::Linux(_) => {}
         }
     }
     pub fn rto(&self) -> Nanos {
         match self {
             DeadlineRto::Rfc6298(e) => e.rto(),
             DeadlineRto::Ns2(e) => e.rto(),
+            DeadlineRto::Linux(e) => e.rto(),
         }
     }
     pub fn backoff(&mut self) -> bool {
         match self {
             DeadlineRto::Rfc6298(e) => e.backoff(),
             DeadlineRto::Ns2(e) => e.on_backoff(),
+            DeadlineRto::Linux(e) => e.backoff(),
         }
     }
     pub fn srtt(&self) -> Option<Nanos> {
         match self {
             DeadlineRto::Rfc6298(e) => e.srtt,
             DeadlineRto::Ns2(e) => e.srtt(),
+            DeadlineRto::Linux(e) => e.srtt,
         }
     }
     pub fn backoffs(&self) -> u32 {
         match self {
             DeadlineRto::Rfc6298(e) => e.backoffs,
             DeadlineRto::Ns2(e) => e.backoffs(),
+            DeadlineRto::Linux(e) => e.backoffs,
         }
     }
 }
@@ -90,6 +102,11 @@ impl RetransmitTimer {
             TimerModel::Bsd => RetransmitTimer::Bsd { est: BsdRto::new(), rexmt: 0, t_rtt: 0, rtseq: 0 },
             TimerModel::Fine { granularity, min_rto, initial_rto } => RetransmitTimer::Fine {
                 est: DeadlineRto::Rfc6298(FineRto::new(granularity, min_rto, initial_rto)),
+                deadline: None,
+                timing: None,
+            },
+            TimerModel::Linux { min_rto, initial_rto, .. } => RetransmitTimer::Fine {
+                est: DeadlineRto::Linux(LinuxRto::new(min_rto, initial_rto)),
                 deadline: None,
                 timing: None,
             },
@@ -111,6 +128,28 @@ impl RetransmitTimer {
             }
         }
         t
+    }
+
+    /// Linux's estimator: RTT samples come from [`RetransmitTimer::sample_linux`] on every ACK,
+    /// not from a timed segment.
+    pub fn is_linux(&self) -> bool {
+        matches!(self, RetransmitTimer::Fine { est: DeadlineRto::Linux(_), .. })
+    }
+
+    /// Linux's per-ACK sample `r` (`tcp_ack_update_rtt`), with the sender's snd_una and snd_nxt
+    /// after the ACK. No effect on the other models.
+    pub fn sample_linux(&mut self, r: Nanos, snd_una: u64, snd_nxt: u64) {
+        if let RetransmitTimer::Fine { est: DeadlineRto::Linux(e), .. } = self {
+            e.sample(r, snd_una, snd_nxt);
+        }
+    }
+
+    /// Linux's model: does a SACK block ending at `end` report data above what was sampled?
+    pub fn linux_newly_sacked(&mut self, end: u64) -> bool {
+        match self {
+            RetransmitTimer::Fine { est: DeadlineRto::Linux(e), .. } => e.newly_sacked(end),
+            _ => false,
+        }
     }
 
     pub fn is_bsd(&self) -> bool {
@@ -194,6 +233,9 @@ impl RetransmitTimer {
                     *rtseq = seq;
                 }
             }
+            // Linux's estimator samples every ACK (`sample_linux`); only the SYN (offset 0) is
+            // timed here, as the handshake's ACK does not pass through the data path.
+            RetransmitTimer::Fine { est: DeadlineRto::Linux(_), .. } if seq != 0 => {}
             RetransmitTimer::Fine { timing, .. } => {
                 if timing.is_none() {
                     *timing = Some((seq, now));
@@ -228,6 +270,9 @@ impl RetransmitTimer {
             RetransmitTimer::Fine { est, timing, .. } => match *timing {
                 Some((seq, t0)) if ack > seq => {
                     let r = now.saturating_sub(t0);
+                    if let DeadlineRto::Linux(e) = est {
+                        e.sample(r, ack, ack);
+                    }
                     est.sample(r, Some(t0));
                     *timing = None;
                     Some(r)

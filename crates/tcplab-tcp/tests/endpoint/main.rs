@@ -11,6 +11,7 @@ mod prague;
 mod prr;
 mod rack;
 mod lite;
+mod linux_rto;
 mod link;
 mod mutants;
 mod pacing;

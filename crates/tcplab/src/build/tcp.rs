@@ -203,9 +203,14 @@ pub(super) fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::ConnOptio
             cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 1_000_000_000, initial_rto: 1_000_000_000 };
         }
         Some("fine") => {}
+        // Linux's estimator (tcplab_tcp::rto::linux) with TCP_RTO_MIN 200 ms, 1 s initial RTO.
+        Some("linux") if !matches!(cfg.timer_model, TimerModel::Linux { .. }) => {
+            cfg.timer_model = TimerModel::Linux { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
+        }
+        Some("linux") => {}
         // ns-2's agent timer with its 2002 defaults (tcpTick_ 0.1, minrto_ 1, rtxcur_init_ 6).
         Some("ns2") => cfg.timer_model = TimerModel::NS2_2002,
-        Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine, ns2"))),
+        Some(other) => return Err(ctx.err(f("timer"), format!("unknown timer model {other:?}; known: bsd, fine, linux, ns2"))),
     }
     // FineRto clamps every RTO into [min_rto, MAX_RTO] and asserts min <= max: check here, by name.
     for (k, v) in [("timer_granularity", gran), ("min_rto", min_rto)] {
@@ -217,7 +222,7 @@ pub(super) fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::ConnOptio
     }
     match &mut cfg.timer_model {
         // For ns2, timer_granularity is tcpTick_.
-        TimerModel::Fine { granularity, min_rto: m, .. } | TimerModel::Ns2 { tick: granularity, min_rto: m, .. } => {
+        TimerModel::Fine { granularity, min_rto: m, .. } | TimerModel::Linux { granularity, min_rto: m, .. } | TimerModel::Ns2 { tick: granularity, min_rto: m, .. } => {
             if let Some(g) = gran {
                 *granularity = g.max(1);
             }

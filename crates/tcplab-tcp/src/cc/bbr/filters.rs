@@ -150,3 +150,109 @@ mod tests {
         assert_eq!(f.min_rtt, Some(70));
     }
 }
+
+/// Linux `bbr_extra_acked_win_rtts`, `bbr_extra_acked_max_us`, `bbr_ack_epoch_acked_reset_thresh`
+/// (the same in Google's BBR v3).
+const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
+const EXTRA_ACKED_MAX: Nanos = 100 * crate::MS;
+const ACK_EPOCH_RESET_PKTS: u64 = 1 << 20;
+
+/// The ACK-aggregation estimate (`bbr_update_ack_aggregation`, `bbr_ack_aggregation_cwnd`;
+/// tcp_bbr.c, and Google's v3 unchanged): per ACK epoch, the data ACKed beyond what the bandwidth
+/// estimate explains (at most cwnd); its max over two windows of 5 rounds, capped at 100 ms of
+/// the bandwidth, is what the cwnd target adds. Bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckAggregation {
+    epoch_stamp: Nanos,
+    epoch_acked: u64,
+    extra_acked: [u64; 2],
+    win_rounds: u32,
+    idx: usize,
+}
+
+impl AckAggregation {
+    /// One ACK of `acked` bytes at `now` (`round_start`: a packet-timed round began with it).
+    pub fn update(&mut self, now: Nanos, round_start: bool, bw: u64, acked: u64, cwnd: u32, mss: u32) {
+        if round_start {
+            self.win_rounds = (self.win_rounds + 1).min(0x1F);
+            if self.win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
+                self.win_rounds = 0;
+                self.idx ^= 1;
+                self.extra_acked[self.idx] = 0;
+            }
+        }
+        let epoch = now.saturating_sub(self.epoch_stamp);
+        let mut expected = (bw as u128 * epoch as u128 / crate::SEC as u128) as u64;
+        let reset_at = ACK_EPOCH_RESET_PKTS * mss as u64;
+        if self.epoch_acked <= expected || self.epoch_acked + acked >= reset_at {
+            self.epoch_acked = 0;
+            self.epoch_stamp = now;
+            expected = 0;
+        }
+        self.epoch_acked = (self.epoch_acked + acked).min(reset_at);
+        let extra = (self.epoch_acked - expected).min(cwnd as u64);
+        let slot = &mut self.extra_acked[self.idx];
+        *slot = (*slot).max(extra);
+    }
+
+    /// `bbr_extra_acked`: the larger of the two windows.
+    pub fn extra_acked(&self) -> u64 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+
+    /// `bbr_ack_aggregation_cwnd` (gain 1): the estimate, at most 100 ms at `bw`.
+    pub fn cwnd(&self, bw: u64) -> u64 {
+        let cap = (bw as u128 * EXTRA_ACKED_MAX as u128 / crate::SEC as u128) as u64;
+        self.extra_acked().min(cap)
+    }
+}
+
+#[cfg(test)]
+mod aggregation_tests {
+    use super::*;
+    use crate::MS;
+
+    #[test]
+    fn data_acked_beyond_the_bandwidth_is_the_allowance_capped_at_100_ms() {
+        // 1 MB/s: an epoch starts at 0 with 10 KB; 5 ms later 20 KB more arrive at once where
+        // 5 KB were expected: extra = 30 − 5 = 25 KB.
+        let mut a = AckAggregation::default();
+        a.update(0, false, 1_000_000, 10_000, 1 << 20, 1000);
+        a.update(5 * MS, false, 1_000_000, 20_000, 1 << 20, 1000);
+        assert_eq!(a.extra_acked(), 25_000);
+        assert_eq!(a.cwnd(1_000_000), 25_000);
+        // Capped at 100 ms of bandwidth (here 10 KB at 100 KB/s) and by cwnd.
+        assert_eq!(a.cwnd(100_000), 10_000);
+        let mut small = AckAggregation::default();
+        small.update(0, false, 1_000_000, 10_000, 5000, 1000);
+        small.update(5 * MS, false, 1_000_000, 20_000, 5000, 1000);
+        assert_eq!(small.extra_acked(), 5000);
+        // An ACK stream no faster than the bandwidth starts a new epoch: no extra.
+        let mut paced = AckAggregation::default();
+        for k in 0..10 {
+            paced.update(k * 10 * MS, false, 1_000_000, 10_000, 1 << 20, 1000);
+        }
+        assert_eq!(paced.extra_acked(), 10_000, "only the first ACK of each epoch counts");
+    }
+
+    #[test]
+    fn the_estimate_expires_after_two_windows_of_five_rounds() {
+        let mut a = AckAggregation::default();
+        a.update(0, false, 1_000_000, 10_000, 1 << 20, 1000);
+        a.update(10 * MS, false, 1_000_000, 20_000, 1 << 20, 1000);
+        assert_eq!(a.extra_acked(), 20_000);
+        // Five round starts switch to the other (cleared) window: the 20 KB are still held there.
+        let mut t = 100 * MS;
+        for _ in 0..5 {
+            a.update(t, true, 1_000_000, 1000, 1 << 20, 1000);
+            t += 100 * MS;
+        }
+        assert_eq!(a.extra_acked(), 20_000);
+        // Five more: the window holding them is cleared.
+        for _ in 0..5 {
+            a.update(t, true, 1_000_000, 1000, 1 << 20, 1000);
+            t += 100 * MS;
+        }
+        assert_eq!(a.extra_acked(), 1000);
+    }
+}

@@ -41,6 +41,7 @@
 //!   entry, then max(cwnd, pipe + delivered) for the first round, a duplicate ACK counting as one
 //!   segment delivered.
 
+mod conservation;
 pub mod filters;
 pub mod rate;
 pub mod v3;
@@ -50,7 +51,8 @@ mod tests;
 use super::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
 use crate::trace::CamTrace;
 use crate::{Nanos, MS, SEC};
-use filters::{MinRttFilter, WindowedMax};
+use conservation::{forward_rate_events, Conservation};
+use filters::{AckAggregation, MinRttFilter, WindowedMax};
 use rate::{DeliveryRate, RateSample};
 pub use v3::{Bbr3Cc, Bbr3Params};
 
@@ -75,10 +77,6 @@ const FULL_BW_COUNT: u32 = 3;
 const MIN_TSO_RATE: u64 = 1_200_000 / 8;
 /// Linux `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (x86-64).
 const TSO_MAX_BYTES: u64 = 65536 - 1 - 320;
-/// Linux `bbr_extra_acked_win_rtts`, `bbr_extra_acked_max_us`, `bbr_ack_epoch_acked_reset_thresh`.
-const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
-const EXTRA_ACKED_MAX: Nanos = 100 * MS;
-const ACK_EPOCH_RESET_PKTS: u64 = 1 << 20;
 
 /// BBR's parameters (registry `params`): the filter windows and PROBE_RTT's length as Linux's
 /// module constants, and the ACK-aggregation allowance switch.
@@ -145,13 +143,6 @@ pub enum Mode {
     ProbeRtt,
 }
 
-/// The loss state BBR tracks (Linux `icsk_ca_state` as far as BBR reads it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum CaState {
-    Open,
-    Recovery,
-    Loss,
-}
 
 #[derive(Clone, Debug)]
 pub struct BbrCc {
@@ -165,14 +156,8 @@ pub struct BbrCc {
     pub rtt_cnt: u64,
     next_rtt_delivered: u64,
     round_start: bool,
-    packet_conservation: bool,
-    prior_cwnd: u32,
-    ca_state: CaState,
-    prev_ca_state: CaState,
-    /// After a timeout: the sequence whose ACK ends the Loss state.
-    loss_end: u64,
-    /// The recovery episode's packet conservation has begun (its first pipe report).
-    conservation_begun: bool,
+    /// Loss state, saved cwnd and the first recovery round's packet conservation.
+    cons: Conservation,
     /// A loss (recovery entry or timeout) since the current gain phase began.
     loss_in_phase: bool,
     probe_rtt_done: Option<Nanos>,
@@ -186,11 +171,7 @@ pub struct BbrCc {
     pub cwnd_gain: u64,
     pacing_rate: Option<u64>,
     has_seen_rtt: bool,
-    ack_epoch_stamp: Nanos,
-    ack_epoch_acked: u64,
-    extra_acked: [u64; 2],
-    extra_acked_win_rounds: u32,
-    extra_acked_idx: usize,
+    aggregation: AckAggregation,
     /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
     pub transitions: Vec<(Nanos, Mode)>,
     /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
@@ -214,13 +195,8 @@ impl BbrCc {
             rtt_cnt: 0,
             next_rtt_delivered: 0,
             round_start: false,
-            packet_conservation: false,
-            prior_cwnd: 0,
-            ca_state: CaState::Open,
-            prev_ca_state: CaState::Open,
-            loss_end: 0,
+            cons: Conservation::default(),
             loss_in_phase: false,
-            conservation_begun: false,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             full_bw_reached: false,
@@ -232,11 +208,7 @@ impl BbrCc {
             cwnd_gain: HIGH_GAIN,
             pacing_rate: None,
             has_seen_rtt: false,
-            ack_epoch_stamp: 0,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rounds: 0,
-            extra_acked_idx: 0,
+            aggregation: AckAggregation::default(),
             transitions: vec![(0, Mode::Startup)],
             phases: Vec::new(),
             probe_rtt_min_stamps: Vec::new(),
@@ -306,19 +278,13 @@ impl BbrCc {
     }
 
     fn save_cwnd(&mut self, cwnd: u32) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        self.cons.save_cwnd(cwnd, self.mode == Mode::ProbeRtt);
     }
 
     /// One ACK that advanced snd_una (`bbr_main`).
     fn on_ack_main(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         let now = s.now;
-        if self.ca_state == CaState::Loss && s.snd_una >= self.loss_end {
-            self.ca_state = CaState::Open;
-        }
+        self.cons.on_ack(s.snd_una);
         let acked = s.bytes_acked as u64;
         let rs = self.rate.on_ack(now, s.snd_una, acked, self.min_rtt.min_rtt);
         let prior_in_flight = rs.map_or(self.rate.in_flight() + acked, |r| r.prior_in_flight);
@@ -340,7 +306,7 @@ impl BbrCc {
             self.next_rtt_delivered = self.rate.delivered;
             self.rtt_cnt += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.cons.on_round_start();
         }
         let bw = rs.rate();
         if !rs.app_limited || bw >= self.bw.get() {
@@ -353,26 +319,8 @@ impl BbrCc {
         if !self.p.ack_aggregation || acked == 0 || rs.is_none() {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(0x1F);
-            if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
-                self.extra_acked_win_rounds = 0;
-                self.extra_acked_idx ^= 1;
-                self.extra_acked[self.extra_acked_idx] = 0;
-            }
-        }
-        let epoch = now.saturating_sub(self.ack_epoch_stamp);
-        let mut expected = (self.bw() as u128 * epoch as u128 / SEC as u128) as u64;
-        let reset_at = ACK_EPOCH_RESET_PKTS * mss as u64;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= reset_at {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = now;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(reset_at);
-        let extra = (self.ack_epoch_acked - expected).min(cwnd as u64);
-        let slot = &mut self.extra_acked[self.extra_acked_idx];
-        *slot = (*slot).max(extra);
+        let bw = self.bw();
+        self.aggregation.update(now, self.round_start, bw, acked, cwnd, mss);
     }
 
     /// `bbr_ack_aggregation_cwnd`, bytes.
@@ -380,8 +328,7 @@ impl BbrCc {
         if !self.p.ack_aggregation || !self.full_bw_reached {
             return 0;
         }
-        let cap = (self.bw() as u128 * EXTRA_ACKED_MAX as u128 / SEC as u128) as u64;
-        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        self.aggregation.cwnd(self.bw())
     }
 
     fn update_cycle_phase(&mut self, now: Nanos, prior_in_flight: u64, mss: u32) {
@@ -461,7 +408,7 @@ impl BbrCc {
             return;
         }
         self.min_rtt.stamp = now; // wait a while until the next PROBE_RTT
-        w.cwnd = w.cwnd.max(self.prior_cwnd);
+        w.cwnd = w.cwnd.max(self.cons.prior_cwnd);
         self.reset_mode(now);
     }
 
@@ -522,24 +469,9 @@ impl BbrCc {
         }
     }
 
-    /// `bbr_set_cwnd_to_recover_or_restore`; true while packet conservation rules. Inside a
-    /// pipe-governed recovery the conservation itself is applied from the recovery's pipe
-    /// ([`CongestionControl::on_recovery_pipe`]); here only the restore on exit.
-    fn recover_or_restore(&mut self, w: &mut CcWindow) -> bool {
-        let (prev, state) = (self.prev_ca_state, self.ca_state);
-        if prev >= CaState::Recovery && state < CaState::Recovery {
-            // Leaving recovery (or the loss state): restore the cwnd saved at entry.
-            w.cwnd = w.cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-            self.conservation_begun = false;
-        }
-        self.prev_ca_state = state;
-        state == CaState::Recovery && self.packet_conservation
-    }
-
     fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
         let mss = w.mss as u64;
-        if acked > 0 && !self.recover_or_restore(w) {
+        if acked > 0 && !self.cons.recover_or_restore(w) {
             let bw = self.bw();
             let target_pkts = self.bdp_pkts(bw, self.cwnd_gain, w.mss) + self.ack_aggregation_cwnd().div_ceil(mss.max(1));
             let target = self.quantization_budget(target_pkts, w.mss) * mss;
@@ -582,43 +514,21 @@ impl CongestionControl for BbrCc {
         self.rate.on_send(now, seq, len);
     }
 
-    /// Linux: on entering recovery cwnd = packets in flight + acked, then during the first round
-    /// cwnd = max(cwnd, in flight + acked) — in flight being the pipe (SACKed and lost excluded).
     fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
-        let conserve = (pipe + delivered).max(w.mss as u64).min(u32::MAX as u64) as u32;
-        if !self.conservation_begun {
-            self.conservation_begun = true;
-            self.packet_conservation = true;
-            self.prev_ca_state = CaState::Recovery;
+        if self.cons.on_recovery_pipe(w, pipe, delivered) {
             self.next_rtt_delivered = self.rate.delivered;
-            w.cwnd = conserve;
-        } else if self.packet_conservation {
-            w.cwnd = w.cwnd.max(conserve);
         }
     }
 
-    fn on_sacked(&mut self, now: Nanos, start: u64, end: u64) {
-        self.rate.on_sacked(now, start, end);
-    }
-
-    fn on_app_limited(&mut self) {
-        self.rate.mark_app_limited();
-    }
+    forward_rate_events!();
 
     fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
-        if entered {
-            self.ca_state = CaState::Recovery;
-            self.conservation_begun = false;
-        } else if self.ca_state == CaState::Recovery {
-            self.ca_state = CaState::Open;
-        }
+        self.cons.on_recovery(entered);
     }
 
     /// `bbr_set_state(TCP_CA_Loss)`: the timeout ends a round and restarts full-pipe detection.
     fn on_timeout(&mut self, _w: &mut CcWindow) {
-        self.ca_state = CaState::Loss;
-        self.prev_ca_state = CaState::Loss;
-        self.loss_end = self.rate.snd_max();
+        self.cons.on_timeout(self.rate.snd_max());
         self.full_bw = 0;
         self.round_start = true;
         self.loss_in_phase = true;

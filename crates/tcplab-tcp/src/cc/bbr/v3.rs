@@ -47,6 +47,7 @@
 //!   an RTO counts as inflight too high with the in-flight at the timeout (`bbr_set_state`'s
 //!   synthetic sample).
 
+use super::conservation::{forward_rate_events, CaState, Conservation};
 use super::rate::{DeliveryRate, RateSample};
 use super::{BbrCc, DRAIN_GAIN, MIN_CWND_PKTS, UNIT};
 use crate::cc::{AckSample, CcWindow, CongestionControl, LossEvent, SenderView};
@@ -176,12 +177,6 @@ enum AckPhase {
     ProbeStopping,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum CaState {
-    Open,
-    Recovery,
-    Loss,
-}
 
 /// One cut of inflight_hi (tests, traces): time, the sample's tx_in_flight and lost bytes,
 /// target_inflight, the new inflight_hi.
@@ -246,12 +241,8 @@ pub struct Bbr3Cc {
     // PROBE_RTT and recovery.
     probe_rtt_done: Option<Nanos>,
     probe_rtt_round_done: bool,
-    prior_cwnd: u32,
-    ca_state: CaState,
-    prev_ca_state: CaState,
-    loss_end: u64,
-    packet_conservation: bool,
-    conservation_begun: bool,
+    /// Loss state, saved cwnd and the first recovery round's packet conservation (as v1).
+    cons: Conservation,
     // Output.
     pub pacing_gain: u64,
     pub cwnd_gain: u64,
@@ -313,12 +304,7 @@ impl Bbr3Cc {
             bw_probe_up_acks: 0,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            ca_state: CaState::Open,
-            prev_ca_state: CaState::Open,
-            loss_end: 0,
-            packet_conservation: false,
-            conservation_begun: false,
+            cons: Conservation::default(),
             pacing_gain: STARTUP_PACING_GAIN,
             cwnd_gain: STARTUP_CWND_GAIN,
             pacing_rate: None,
@@ -506,11 +492,7 @@ impl Bbr3Cc {
     }
 
     fn save_cwnd(&mut self, cwnd: u32) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode3::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        self.cons.save_cwnd(cwnd, self.mode == Mode3::ProbeRtt);
     }
 }
 

@@ -8,9 +8,7 @@ impl Bbr3Cc {
     /// One ACK that advanced snd_una.
     pub(super) fn on_ack_main(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         let now = s.now;
-        if self.ca_state == CaState::Loss && s.snd_una >= self.loss_end {
-            self.ca_state = CaState::Open;
-        }
+        self.cons.on_ack(s.snd_una);
         let acked = s.bytes_acked as u64;
         let rs = self.rate.on_ack(now, s.snd_una, acked, self.min_rtt);
         let newly_lost = self.rate.lost - self.lost_seen;
@@ -50,7 +48,7 @@ impl Bbr3Cc {
             self.next_round_delivered = self.rate.delivered;
             self.round_count += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.cons.on_round_start();
             self.rounds_since_probe = (self.rounds_since_probe + 1).min(0xFF);
         }
     }
@@ -156,7 +154,7 @@ impl Bbr3Cc {
         if newly_lost > 0 && self.loss_events_in_round < 0xF {
             self.loss_events_in_round += 1;
         }
-        let loss_exit = self.loss_round_start && self.ca_state == CaState::Recovery && self.loss_events_in_round >= FULL_LOSS_CNT && self.inflight_too_high(rs);
+        let loss_exit = self.loss_round_start && self.cons.ca_state == CaState::Recovery && self.loss_events_in_round >= FULL_LOSS_CNT && self.inflight_too_high(rs);
         if loss_exit || self.startup_ecn_rounds >= FULL_ECN_CNT {
             // `bbr_handle_queue_too_high_in_startup`.
             self.full_bw_reached = true;
@@ -316,7 +314,7 @@ impl Bbr3Cc {
                 }
                 if self.probe_rtt_round_done && now > done {
                     self.probe_rtt_min_stamp = now;
-                    w.cwnd = w.cwnd.max(self.prior_cwnd);
+                    w.cwnd = w.cwnd.max(self.cons.prior_cwnd);
                     // `bbr_exit_probe_rtt`.
                     self.reset_lower_bounds();
                     if self.full_bw_reached {
@@ -364,7 +362,7 @@ impl Bbr3Cc {
     fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
         let mss = w.mss as u64;
         let min_cwnd = MIN_CWND_PKTS as u64 * mss;
-        if acked > 0 && !self.recover_or_restore(w) {
+        if acked > 0 && !self.cons.recover_or_restore(w) {
             let target = self.inflight(self.bw(), self.cwnd_gain, w.mss);
             let mut cwnd = w.cwnd as u64;
             if self.full_bw_reached {
@@ -386,18 +384,6 @@ impl Bbr3Cc {
         w.cwnd = (w.cwnd as u64).min(cap).min(w.max_cwnd as u64) as u32;
     }
 
-    /// As [`BbrCc`]: restore the cwnd saved at entry when recovery (or the loss state) ends;
-    /// true while the first recovery round conserves packets.
-    fn recover_or_restore(&mut self, w: &mut CcWindow) -> bool {
-        let (prev, state) = (self.prev_ca_state, self.ca_state);
-        if prev >= CaState::Recovery && state < CaState::Recovery {
-            w.cwnd = w.cwnd.max(self.prior_cwnd);
-            self.packet_conservation = false;
-            self.conservation_begun = false;
-        }
-        self.prev_ca_state = state;
-        state == CaState::Recovery && self.packet_conservation
-    }
 }
 
 impl CongestionControl for Bbr3Cc {
@@ -434,42 +420,22 @@ impl CongestionControl for Bbr3Cc {
     }
 
     fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
-        let conserve = (pipe + delivered).max(w.mss as u64).min(u32::MAX as u64) as u32;
-        if !self.conservation_begun {
-            self.conservation_begun = true;
-            self.packet_conservation = true;
-            self.prev_ca_state = CaState::Recovery;
+        if self.cons.on_recovery_pipe(w, pipe, delivered) {
             self.start_round();
-            w.cwnd = conserve;
-        } else if self.packet_conservation {
-            w.cwnd = w.cwnd.max(conserve);
         }
     }
 
-    fn on_sacked(&mut self, now: Nanos, start: u64, end: u64) {
-        self.rate.on_sacked(now, start, end);
-    }
-
-    fn on_app_limited(&mut self) {
-        self.rate.mark_app_limited();
-    }
+    forward_rate_events!();
 
     fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
-        if entered {
-            self.ca_state = CaState::Recovery;
-            self.conservation_begun = false;
-        } else if self.ca_state == CaState::Recovery {
-            self.ca_state = CaState::Open;
-        }
+        self.cons.on_recovery(entered);
     }
 
     /// `bbr_set_state(TCP_CA_Loss)`: a round ends, full-pipe detection restarts, and the timeout
     /// counts as inflight too high for a running probe (with the in-flight at the timeout).
     fn on_timeout(&mut self, w: &mut CcWindow) {
         let in_flight = self.rate.in_flight();
-        self.ca_state = CaState::Loss;
-        self.prev_ca_state = CaState::Loss;
-        self.loss_end = self.rate.snd_max();
+        self.cons.on_timeout(self.rate.snd_max());
         self.reset_full_bw();
         self.round_start = true;
         if self.bw_probe_samples {
