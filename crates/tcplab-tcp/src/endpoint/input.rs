@@ -318,9 +318,9 @@ impl Endpoint {
     fn linux_rtt_sample(&mut self, now: Nanos, ack: u64, ts_rtt: Option<Nanos>) {
         let seq_rtt = if ack > self.snd_una { self.log.oldest_acked_rtt(now, ack) } else { None };
         let mut sack_rtt = None;
-        if self.sack_in_n > 0 {
-            let (a, b) = self.sack_in[0];
-            let dsack = b <= ack || (self.sack_in_n > 1 && self.sack_in[1].0 <= a && b <= self.sack_in[1].1);
+        if let Some(blocks) = self.sack_in.as_deref().filter(|_| self.sack_in_n > 0) {
+            let (a, b) = blocks[0];
+            let dsack = b <= ack || (self.sack_in_n > 1 && blocks[1].0 <= a && b <= blocks[1].1);
             if !dsack && self.timer.linux_newly_sacked(b) {
                 sack_rtt = self.log.sacked_rtt(now, b - 1);
             }
