@@ -38,7 +38,7 @@ struct Run {
 }
 
 fn run(mss: u32, set: &[&str]) -> Run {
-    let text = std::fs::read_to_string(root("scenarios/brakmo/vegas-star/scenario.toml")).unwrap();
+    let text = std::fs::read_to_string(root("scenarios/brakmo/vegas-star/scenario-p2p.toml")).unwrap();
     let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
     let r = run_text(&text, "scenario.toml", Some(1), &set).unwrap();
     let f = r.summary.flows[0].clone();
