@@ -21,10 +21,13 @@ $(VENV)/.deps-stamp: requirements.txt | $(VENV)/bin/python
 	touch $@
 
 # Build the Rust core (release) and install the package into the venv (editable: python/ is used in place).
-# The native front door of `tcplab run`/`validate` (crates/tcplab-cli) goes into the package as
-# python/tcplab/_bin/tcplab-native (not in git), where the console script and the wheel find it.
+# The `tcplab` command is the native binary (crates/tcplab-cli, issue 28): built into
+# python/tcplab/_bin/tcplab-native (not in git), linked as .venv/bin/tcplab (so the tests run the
+# command a user runs) and copied to python/tcplab.data/scripts/tcplab, the wheel's bin/tcplab.
 NATIVE_BIN := python/tcplab/_bin/tcplab-native
+WHEEL_SCRIPT := python/tcplab.data/scripts/tcplab
 $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
+	rm -f $(BIN)/tcplab
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
 	$(MAKE) --no-print-directory native
 	touch $@
@@ -32,11 +35,13 @@ $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
 .PHONY: native
 native:
 	cargo build --release --quiet -p tcplab-cli
-	mkdir -p $(dir $(NATIVE_BIN))
+	mkdir -p $(dir $(NATIVE_BIN)) $(dir $(WHEEL_SCRIPT))
 	# --strip-debug keeps the function names: `tcplab bench --callgrind` counts instructions inside
 	# the core's event loop by name (with them all stripped it found none and printed "-")
 	strip --strip-debug -o $(NATIVE_BIN).tmp target/release/tcplab-native 2>/dev/null || cp target/release/tcplab-native $(NATIVE_BIN).tmp
 	mv -f $(NATIVE_BIN).tmp $(NATIVE_BIN)
+	cp -f $(NATIVE_BIN) $(WHEEL_SCRIPT).tmp && mv -f $(WHEEL_SCRIPT).tmp $(WHEEL_SCRIPT)
+	if [ -d $(BIN) ]; then rm -f $(BIN)/tcplab && ln -s ../../$(NATIVE_BIN) $(BIN)/tcplab; fi
 
 demo: setup
 	$(BIN)/tcplab reproduce brakmo/single-transfer --out runs/demo

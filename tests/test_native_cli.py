@@ -1,7 +1,8 @@
 """The native run path (crates/tcplab-cli, issue 28) and the Python CLI are one CLI.
 
-`tcplab run` and `tcplab validate` reach the native binary through the console script
-(`tcplab._front`); `python -m tcplab.cli` is the Python path. These tests hold the two alike:
+The `tcplab` command is the native binary (`.venv/bin/tcplab` is a link to it; the wheel's
+`bin/tcplab` a copy): it takes `run`, `validate` and `bench`, and `python -m tcplab` is the Python
+path it hands every other command line to. These tests hold the two alike:
 the same flags (so the definitions cannot drift apart), the same summary.json and printed table,
 trace Parquet files that `tcplab.rundir` reads to the same tables, the same COMPLETE.json layout,
 the same error messages, and argparse answering whatever the native binary does not take.
@@ -197,33 +198,92 @@ def test_rerun_replaces_the_run_directory(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
-def test_console_script_takes_the_native_path(tmp_path):
-    """`tcplab run` through the console script execs the binary: no polars in the process (the
-    binary is the process, so /proc/PID/exe is it while it runs; here: the run's result is the
-    native one, marked by the Parquet writer's name)."""
-    exe = Path(sys.executable).parent / "tcplab"
-    p = subprocess.run([exe, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "r"], capture_output=True, text=True,
-                       timeout=120)
+COMMAND = Path(sys.executable).parent / "tcplab"
+
+
+def command_env(**extra) -> dict:
+    """The environment of a user's shell: no TCPLAB_PYTHON (the command finds the interpreter)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TCPLAB_PYTHON", "TCPLAB_NATIVE", "TCPLAB_NO_HANDBACK")}
+    return env | extra
+
+
+def test_the_tcplab_command_is_the_native_binary(tmp_path):
+    """`make setup` links .venv/bin/tcplab to the binary: a run is the native one (marked by the
+    Parquet writer's name), with no interpreter started; TCPLAB_NATIVE=0 sends it to Python."""
+    assert COMMAND.read_bytes()[:4] == b"\x7fELF", "the tcplab command is a native executable, not a Python script"
+    assert COMMAND.resolve() == Path(NATIVE).resolve()
+    p = subprocess.run([COMMAND, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "r"], capture_output=True, text=True,
+                       timeout=120, env=command_env())
     assert p.returncode == 0, p.stderr
     import pyarrow.parquet as pq
     assert pq.ParquetFile(tmp_path / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
-    q = subprocess.run([exe, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "p"], capture_output=True, text=True,
-                       timeout=120, env=dict(os.environ, TCPLAB_NATIVE="0"))
+    q = subprocess.run([COMMAND, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "p"], capture_output=True, text=True,
+                       timeout=120, env=command_env(TCPLAB_NATIVE="0"))
     assert q.returncode == 0, q.stderr
     assert not pq.ParquetFile(tmp_path / "p" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
 
 
-# ----------------------------------------------------------------------------- tcplab bench
-def test_bench_cases_are_bench_py_cases():
-    """The native bench runs the scenarios python/tcplab/bench.py builds: every case, parsed."""
-    import tomllib
+@pytest.mark.parametrize("args", [["--version"], ["run", "--help"], ["schema"], ["bench", "--list"], [], ["nosuch"]])
+def test_the_command_finds_python_beside_it(args):
+    """Without TCPLAB_PYTHON the command runs `python -m tcplab` with the interpreter beside it
+    (the venv's): the same output and exit status as the Python CLI."""
+    a = subprocess.run([COMMAND, *args], capture_output=True, text=True, timeout=120, env=command_env())
+    b = python_cli(*args)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+    c = subprocess.run([sys.executable, "-m", "tcplab", *args], capture_output=True, text=True, timeout=120)
+    assert (c.returncode, c.stdout, c.stderr) == (b.returncode, b.stdout, b.stderr)
 
-    from tcplab.bench import CASES
-    for name, make in CASES.items():
+
+def test_the_command_finds_python_in_the_prefix(tmp_path):
+    """A prefix with no interpreter beside the command (a --user or system install): the
+    command runs PREFIX/bin/python3.X for the prefix's lib/python3.X/site-packages/tcplab."""
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib" / "python3.11" / "site-packages" / "tcplab").mkdir(parents=True)
+    (prefix / "bin" / "tcplab").symlink_to(NATIVE)
+    # an interpreter stand-in that reports how it was started
+    fake = prefix / "bin" / "python3.11"
+    fake.write_text("#!/bin/sh\necho \"started: $0 $*\"\n")
+    fake.chmod(0o755)
+    p = subprocess.run([prefix / "bin" / "tcplab", "plot", "x"], capture_output=True, text=True, timeout=60, env=command_env())
+    assert p.returncode == 0 and p.stdout == f"started: {fake} -m tcplab plot x\n", (p.stdout, p.stderr)
+    # TCPLAB_PYTHON first
+    p = subprocess.run([prefix / "bin" / "tcplab", "plot"], capture_output=True, text=True, timeout=60,
+                       env=command_env(TCPLAB_PYTHON=str(fake)))
+    assert p.stdout == f"started: {fake} -m tcplab plot\n"
+
+
+def test_handback_status_when_asked_not_to_exec_python():
+    """TCPLAB_NO_HANDBACK=1 (the sweep runner's): a command line for Python ends with status 64."""
+    for args in (["run", "x.toml", "--seed", "010"], ["plot", "x"], ["run", "--help"]):
+        p = subprocess.run([NATIVE, *args], capture_output=True, text=True, timeout=60, env=command_env(TCPLAB_NO_HANDBACK="1"))
+        assert p.returncode == 64 and p.stdout == "" and "TCPLAB_NO_HANDBACK" in p.stderr, args
+
+
+# ----------------------------------------------------------------------------- tcplab bench
+def test_bench_cases_are_defined_once():
+    """The cases are defined in Rust (crates/tcplab/src/bench_cases.rs): the native bench and
+    python/tcplab/bench.py (through tcplab._core) run the same text; bench.py builds none itself."""
+    from tcplab import bench
+    from tcplab.resources import scenarios_dir
+    assert list(bench.CASES) == [n for n, _ in bench._core.bench_cases()] and len(bench.CASES) >= 16
+    assert set(bench.DEFAULT_CASES) | set(bench.HTSIM_CASES) <= set(bench.CASES)
+    import tomllib
+    for name, make in bench.CASES.items():
         p = native("__bench-case", name)
         assert p.returncode == 0, (name, p.stderr)
-        assert tomllib.loads(p.stdout) == tomllib.loads(make().to_toml()), name
+        sc = make()
+        assert p.stdout == sc.to_toml() or sc.source.endswith("scenario.toml"), name   # the very text
+        if len(p.stdout) < 2_000_000:
+            assert tomllib.loads(p.stdout) == tomllib.loads(bench.scenario_text(name)), name
+    assert bench.CASES["brakmo-backbone"]().to_toml() == (scenarios_dir() / "brakmo" / "backbone" / "scenario.toml").read_text()
     assert native("__bench-case", "no-such-case").returncode != 0
+    source = Path(bench.__file__).read_text()
+    assert "add_node" not in source and "add_tcp" not in source and "Scenario(" not in source
+    # the builders' parameters reach the text
+    sc = bench.tcp_dumbbell(3, variant="cubic", duration="2s", traced=True).data
+    assert [f["variant"] for f in sc["tcp"]] == ["cubic"] * 3 and sc["run"]["duration"] == "2s" and sc["run"]["trace"]["tcp"]
+    assert len(bench.short_transfers(10, hosts=4).data["tcp"]) == 10
 
 
 BENCH_RUN_FIGURES = ("case", "flows", "sim_s", "events", "packet_hops")  # the same on any machine
@@ -309,8 +369,30 @@ def test_saved_sweep_runs_go_through_the_native_binary(tmp_path, monkeypatch):
     for name in ("trace_tcp", "trace_link", "queue_intervals"):
         assert pl.read_parquet(na / f"{name}.parquet").equals(pl.read_parquet(py / f"{name}.parquet")), name
     assert sorted(p.name for p in (tmp_path / "n").iterdir()) == ["r"]   # no temporary left behind
-    # a failing run: the in-process path reports it as before
+    # a failing run fails once, in the binary, with its error kept (the in-process path is not tried)
     monkeypatch.delenv("TCPLAB_NATIVE")
+    import tcplab.api
+    monkeypatch.setattr(tcplab.api, "run", lambda *a, **k: pytest.fail("re-ran in-process"))
     bad = execute({**task, "overrides": ["links[0].rate=fast"], "run_dir": str(tmp_path / "n" / "bad")})
-    assert bad["status"] == "failed" and "links[0].rate" in bad["error"]
+    assert bad["status"] == "failed" and "links[0].rate" in bad["error"], bad["error"]
+    assert bad["error"].startswith(f"{VEGAS}:") and ".tmp-src" not in bad["error"], bad["error"]
     assert sorted(p.name for p in (tmp_path / "n").iterdir()) == ["r"]
+
+
+def test_sweep_runs_a_handed_back_line_in_process(tmp_path, monkeypatch):
+    """A task line the binary hands back (exit 64 under TCPLAB_NO_HANDBACK) runs in-process once."""
+    from tcplab.sweep import run as sweep_run
+    fake = tmp_path / "fake-native"
+    fake.write_text("#!/bin/sh\necho handed back >&2\nexit 64\n")
+    fake.chmod(0o755)
+    import tcplab._front
+    monkeypatch.setattr(tcplab._front, "native_binary", lambda: str(fake))
+    task = {"hash": "h", "scenario_text": VEGAS.read_text(), "scenario_file": str(VEGAS), "seed": 5,
+            "overrides": ["run.duration=1s"], "save": "all", "run_dir": str(tmp_path / "r")}
+    a = sweep_run.execute(task)
+    assert a["status"] == "ok", a["error"]
+    import pyarrow.parquet as pq
+    assert not pq.ParquetFile(tmp_path / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    fake.write_text("#!/bin/sh\necho 'error: broken' >&2\nexit 2\n")
+    b = sweep_run.execute({**task, "run_dir": str(tmp_path / "s")})
+    assert b["status"] == "failed" and b["error"] == "broken"

@@ -8,8 +8,9 @@ Quick start::
     run.links          # polars DataFrame
     run.save("out/")   # summary.json, scenario.toml, trace_*.parquet
 
-The names below are imported on first use (PEP 562), so that the `tcplab` console script
-(:mod:`tcplab._front`) starts the native binary for `tcplab run` without importing the core.
+The names below are imported on first use (PEP 562): `python -m tcplab` (where the native
+`tcplab` command hands the commands it does not take) and :mod:`tcplab._front` import no more
+than they use.
 """
 
 import importlib

@@ -1,15 +1,14 @@
-"""The `tcplab` console script: the front door that sends `tcplab run`, `validate` and `bench` to
-the native binary (``tcplab/_bin/tcplab-native``, crates/tcplab-cli) before anything heavy is
-imported, and every other command to the Python CLI (:mod:`tcplab.cli`).
+"""Where the native `tcplab` command is (issue 28).
 
-The native binary parses, runs and writes the run directory with no interpreter and no polars in
-the process (issue 28); it hands a command line it does not take itself (``--help``, a flag value
-it does not accept, an abbreviated flag) back to ``python -m tcplab.cli``, so argparse stays the
-one definition of the CLI and prints every usage message. ``TCPLAB_NATIVE=0`` keeps a run on the
-Python path. docs/architecture.md says why the front door is this small module.
+The `tcplab` command is the native binary (crates/tcplab-cli): the wheel installs it as the data
+script ``bin/tcplab``, `make setup` builds it into ``tcplab/_bin/tcplab-native`` and links
+``.venv/bin/tcplab`` to it. It runs `tcplab run`, `validate` and `bench` with no interpreter and
+no polars in the process, and hands every other command line (``--help``, a flag value it does
+not accept, an abbreviated flag, any other command) to ``python -m tcplab``, so argparse stays the
+one definition of the CLI and prints every usage message. ``TCPLAB_NATIVE=0`` sends every command
+to Python. docs/architecture.md says why.
 
-Only ``os`` and ``sys`` are imported here (and the package's ``__init__``, which imports nothing
-until an attribute is asked for).
+Only ``os``, ``sys`` and ``sysconfig`` are imported here.
 """
 
 import os
@@ -19,24 +18,24 @@ import sys
 NATIVE_COMMANDS = ("run", "validate", "bench")
 
 
+def _is_native(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF" and os.access(path, os.X_OK)
+    except OSError:
+        return False
+
+
 def native_binary() -> str | None:
-    """The native binary shipped in the package (built by `make setup` / `make wheel`), or None."""
+    """The native binary: the package's ``_bin/tcplab-native`` (built by `make setup`), else the
+    installed ``tcplab`` command beside this interpreter or in its scripts folder (the wheel's);
+    None when neither is there."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bin", "tcplab-native")
-    return path if os.access(path, os.X_OK) else None
-
-
-def main() -> int:
-    argv = sys.argv[1:]
-    if argv and argv[0] in NATIVE_COMMANDS and os.environ.get("TCPLAB_NATIVE", "1") != "0":
-        exe = native_binary()
-        if exe is not None:
-            env = dict(os.environ, TCPLAB_PYTHON=sys.executable)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.execve(exe, [exe, *argv], env)
-    from .cli import main as cli_main
-    return cli_main()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    if os.access(path, os.X_OK):
+        return path
+    import sysconfig
+    for folder in (os.path.dirname(sys.executable), sysconfig.get_path("scripts")):
+        cand = os.path.join(folder, "tcplab")
+        if _is_native(cand):
+            return cand
+    return None

@@ -9,29 +9,25 @@ import os
 import statistics
 from typing import Callable
 
+from . import _core
 from .api import Scenario, run
+
+
+# The cases are defined once, in Rust (crates/tcplab/src/bench_cases.rs, issue 28): the native
+# `tcplab bench` runs them and these builders read their text through `tcplab._core`.
+
+def _scenario(text: str) -> Scenario:
+    return Scenario.from_toml(text, source="<bench>")
 
 
 def udp_dumbbell(n: int = 16, duration: str = "30s") -> Scenario:
     """n CBR sources at 2 Mb/s (1000-byte packets) through a 30 Mb/s, 20 ms bottleneck (100 packets)."""
-    sc = Scenario(name=f"bench-udp-dumbbell-{n}", run={"duration": duration, "stop_when_done": False})
-    sc.add_node("left", "router").add_node("right", "router")
-    sc.add_link("left", "right", rate="30Mbps", delay="20ms", queue={"limit": "100pkts"})
-    for i in range(n):
-        sc.add_node(f"s{i}", "host").add_node(f"d{i}", "host")
-        sc.add_link(f"s{i}", "left", rate="100Mbps", delay="1ms")
-        sc.add_link("right", f"d{i}", rate="100Mbps", delay="1ms")
-        sc.add_udp(f"cbr{i}", f"s{i}", f"d{i}", pattern="cbr", rate="2Mbps", packet_size="1000B", start=f"{i}ms")
-    return sc
+    return _scenario(_core.bench_udp_dumbbell(n, duration))
 
 
 def poisson_queue(duration: str = "200s") -> Scenario:
     """Queue-heavy: Poisson arrivals, exponential sizes, rho = 0.95 into a 1000-packet buffer."""
-    sc = Scenario(name="bench-poisson-queue", run={"duration": duration})
-    sc.add_node("a", "host").add_node("b", "host")
-    sc.add_link("a", "b", rate="10Mbps", delay="1ms", queue={"limit": "1000pkts", "count_in_service": True})
-    sc.add_udp("poisson", "a", "b", pattern="poisson", packet_size="1000B", size_dist="exponential", interval="842us")
-    return sc
+    return _scenario(_core.bench_poisson_queue(duration))
 
 
 def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s", traced: bool = False, *,
@@ -39,19 +35,7 @@ def tcp_dumbbell(n: int, variant: str = "newreno", duration: str = "60s", traced
                  name: str | None = None) -> Scenario:
     """n long-lived TCP flows (fine timers) over a 30 Mb/s, 50 ms bottleneck with a 128 KB DropTail queue
     (`rate`, `delay`, `queue`; access links `access_rate`, 1 ms, 1000 packets)."""
-    run_cfg = {"duration": duration, "stop_when_done": False}
-    if traced:
-        run_cfg["trace"] = {"tcp": True, "links": ["all"]}
-    sc = Scenario(name=name or f"bench-tcp-dumbbell-{n}{'-traced' if traced else ''}", run=run_cfg)
-    sc.add_node("left", "router").add_node("right", "router")
-    sc.add_link("left", "right", rate=rate, delay=delay, queue={"limit": queue})
-    for i in range(n):
-        sc.add_node(f"s{i}", "host").add_node(f"d{i}", "host")
-        sc.add_link(f"s{i}", "left", rate=access_rate, delay="1ms", queue={"limit": "1000pkts"})
-        sc.add_link("right", f"d{i}", rate=access_rate, delay="1ms", queue={"limit": "1000pkts"})
-        sc.add_tcp(f"tcp{i}", f"s{i}", f"d{i}", variant=variant, duration=duration, start=f"{(i * 7) % 100}ms",
-                   mss="1448B", send_buffer="1MB", recv_buffer="1MB", window_scaling=True)
-    return sc
+    return _scenario(_core.bench_tcp_dumbbell(n, variant, duration, traced, rate, delay, queue, access_rate, name))
 
 
 def tcp_dumbbell_10g(n: int = 64) -> Scenario:
@@ -63,88 +47,49 @@ def tcp_dumbbell_10g(n: int = 64) -> Scenario:
 def short_transfers(n: int = 100_000, hosts: int = 1000, size: str = "10KB") -> Scenario:
     """n short newreno transfers of `size` (n/hosts per host pair, starts spread over 10 s) through a
     1 Gb/s, 10 ms bottleneck: the set-up and per-connection cost at 10^5 flows."""
-    sc = Scenario(name=f"bench-short-transfers-{n}", run={"duration": "40s", "stop_when_done": True})
-    sc.add_node("left", "router").add_node("right", "router")
-    sc.add_link("left", "right", rate="1Gbps", delay="10ms", queue={"limit": "1000pkts"})
-    for h in range(hosts):
-        sc.add_node(f"s{h}", "host").add_node(f"d{h}", "host")
-        sc.add_link(f"s{h}", "left", rate="1Gbps", delay="1ms", queue={"limit": "1000pkts"})
-        sc.add_link("right", f"d{h}", rate="1Gbps", delay="1ms", queue={"limit": "1000pkts"})
-    for i in range(n):
-        h = i % hosts
-        start_us = i * 10_000_000 // n
-        sc.add_tcp(f"t{i}", f"s{h}", f"d{h}", variant="newreno", bytes=size, start=f"{start_us}us", mss="1448B")
-    return sc
+    return _scenario(_core.bench_short_transfers(n, hosts, size))
 
 
 def tcplib_backbone(routers: int = 4, hosts_per_router: int = 8, duration: str = "64s") -> Scenario:
     """tcplib conversations over a ring of `routers` 10 Mb/s routers, hosts_per_router hosts each;
     one source per host to a host two routers on, 2 s mean interarrival: about 1,000 conversations."""
-    sc = Scenario(name="bench-tcplib-backbone", run={"duration": duration, "stop_when_done": False})
-    for r in range(routers):
-        sc.add_node(f"r{r}", "router")
-    for r in range(routers):
-        sc.add_link(f"r{r}", f"r{(r + 1) % routers}", rate="10Mbps", delay="5ms", queue={"limit": "50pkts"})
-    for r in range(routers):
-        for h in range(hosts_per_router):
-            sc.add_node(f"h{r}_{h}", "host")
-            sc.add_link(f"h{r}_{h}", f"r{r}", rate="10Mbps", delay="1ms", queue={"limit": "100pkts"})
-    for r in range(routers):
-        for h in range(hosts_per_router):
-            sc.data.setdefault("traffic", []).append({
-                "name": f"tcplib{r}_{h}", "kind": "tcplib", "from": f"h{r}_{h}", "to": f"h{(r + 2) % routers}_{h}",
-                "variant": "reno", "interarrival": "2s", "start": f"{h * 10}ms"})
-    return sc
+    return _scenario(_core.bench_tcplib_backbone(routers, hosts_per_router, duration))
 
 
 def shared_medium_cbr(access: str | None, duration: str = "200s") -> Scenario:
     """One 9 Mb/s CBR source (1000-byte packets) over a 10 Mb/s segment: a `[[lan]]` with
     `access` ("fifo" or "ethernet"), or (None) a point-to-point link with the same 26-byte
     framing, for the engine's cost per packet on a shared medium against a link (issue 25)."""
-    sc = Scenario(name=f"bench-cbr-{access or 'p2p'}", run={"duration": duration, "stop_when_done": False})
-    sc.add_node("a", "host").add_node("b", "host")
-    if access is None:
-        sc.add_link("a", "b", rate="10Mbps", delay="5us", overhead="26B")
-    else:
-        sc.add_lan("seg", ["a", "b"], access=access)
-    sc.add_udp("cbr", "a", "b", pattern="cbr", rate="9Mbps", packet_size="1000B")
-    return sc
+    return _scenario(_core.bench_shared_medium_cbr(access, duration))
 
 
-def brakmo_backbone() -> Scenario:
-    """Brakmo Fig 6.8 (scenarios/brakmo/backbone): 4 T3 core routers, 3 bulk transfers, 16 tcplib
-    Ethernet LANs of 2-3 hosts, about 1,000 new connections per simulated second, 10 s."""
-    from .resources import scenarios_dir
-    return Scenario.load(scenarios_dir() / "brakmo" / "backbone" / "scenario.toml")
+def case_scenario(name: str) -> Scenario:
+    """Benchmark case `name` (one of CASES) as a Scenario; KeyError for an unknown name."""
+    found = _core.bench_case(name)
+    if found is None:
+        raise KeyError(name)
+    kind, value = found
+    if kind == "bundled":
+        from .resources import scenarios_dir
+        return Scenario.load(scenarios_dir() / value)
+    return Scenario.from_toml(value, source=f"<bench {name}>")
 
 
-CASES: dict[str, Callable[[], Scenario]] = {
-    "udp-dumbbell-16": lambda: udp_dumbbell(16),
-    "poisson-queue": poisson_queue,
-    "tcp-dumbbell-16": lambda: tcp_dumbbell(16),
-    "tcp-dumbbell-64": lambda: tcp_dumbbell(64),
-    "tcp-dumbbell-256": lambda: tcp_dumbbell(256),
-    "tcp-dumbbell-1024": lambda: tcp_dumbbell(1024),
-    "tcp-dumbbell-4096": lambda: tcp_dumbbell(4096),
-    "tcp-dumbbell-16384": lambda: tcp_dumbbell(16384),
-    "tcp-dumbbell-64-10g": tcp_dumbbell_10g,
-    "short-transfers-100000": lambda: short_transfers(100_000),
-    "tcplib-backbone-1000": tcplib_backbone,
-    "brakmo-backbone": brakmo_backbone,
-    # A shared medium's cost per packet against a point-to-point link (issue 25).
-    "cbr-p2p": lambda: shared_medium_cbr(None),
-    "cbr-lan-fifo": lambda: shared_medium_cbr("fifo"),
-    "cbr-lan-ethernet": lambda: shared_medium_cbr("ethernet"),
-    # The cost of tracing (compare with tcp-dumbbell-16; with tracing off the trace code is skipped).
-    "tcp-dumbbell-16-traced": lambda: tcp_dumbbell(16, traced=True),
-}
+def _case(name: str) -> Callable[[], Scenario]:
+    make = lambda: case_scenario(name)  # noqa: E731
+    make.__name__ = name
+    return make
 
 
+#: The case descriptions (`tcplab bench --list`), from the Rust definition.
+DESCRIPTIONS: dict[str, str] = dict(_core.bench_cases())
+#: Each case's scenario builder, in the Rust definition's order.
+CASES: dict[str, Callable[[], Scenario]] = {name: _case(name) for name in DESCRIPTIONS}
+_default, _htsim = _core.bench_case_lists()
 #: What `tcplab bench` runs without names (the scale cases take minutes: `make bench-scale`).
+DEFAULT_CASES: list[str] = list(_default)
 #: The four cases issue 28 compares with htsim (benches/htsim-dumbbell/).
-HTSIM_CASES = ["tcp-dumbbell-16", "tcp-dumbbell-256", "tcp-dumbbell-4096", "tcp-dumbbell-64-10g"]
-DEFAULT_CASES = ["udp-dumbbell-16", "poisson-queue", "tcp-dumbbell-16", "tcp-dumbbell-64", "tcp-dumbbell-256",
-                 "tcp-dumbbell-16-traced"]
+HTSIM_CASES: list[str] = list(_htsim)
 
 
 def _current_rss() -> int:
@@ -184,11 +129,22 @@ def measure(name: str, repeat: int = 3) -> dict:
     }
 
 
+def scenario_text(name: str) -> str:
+    """Case `name` as a scenario file's text: written as tomli_w writes a scenario (tcplab.tomltext;
+    the Rust text is the same scenario, key for key), so the files written before the cases moved
+    to Rust (benches/htsim-dumbbell/scenarios/) stay byte for byte what this writes."""
+    from . import tomltext
+    data = CASES[name]().data
+    # the key order of a Scenario built in Python: name and run (the constructor's), nodes, links, the rest
+    first = [k for k in ("name", "run", "nodes", "links") if k in data]
+    return tomltext.dumps({**{k: data[k] for k in first}, **{k: v for k, v in data.items() if k not in first}})
+
+
 def scenario_file(name: str, directory) -> "Path":
     """Case `name` written as a scenario file in `directory` (what `tcplab run` reads)."""
     from pathlib import Path
     p = Path(directory) / f"{name}.toml"
-    p.write_text(CASES[name]().to_toml())
+    p.write_text(scenario_text(name))
     return p
 
 
@@ -307,14 +263,13 @@ def bench(cases: list[str] | None = None, repeat: int = 3, list_only: bool = Fal
     import sys
 
     if list_only:
-        for name, fn in CASES.items():
-            print(f"{name:24} {fn.__doc__ or ''}".rstrip())
+        for name, what in DESCRIPTIONS.items():
+            print(f"{name:24} {what}".rstrip())
         return 0
     names = cases or DEFAULT_CASES
     unknown = [c for c in names if c not in CASES]
     if unknown:
         raise ValueError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(CASES)}")
-    from . import _core
     from .textable import Columns
     table = Columns([("case", 24, ""), ("flows", 7, "d"), ("sim s", 6, ".1f"), ("core s", 7, ".3f"), ("run() s", 7, ".3f"),
                      ("events", 10, "d"), ("M ev/s", 7, ".2f"), ("ns/event", 8, ".0f"), ("ns/pkt-hop", 10, ".0f"),

@@ -1,12 +1,13 @@
-//! `tcplab bench` on the native path (issue 28): what `python/tcplab/bench.py`'s `bench()` does,
+//! `tcplab bench` on the native path (issue 28): what `python/tcplab/bench.py`'s `bench()` does
+//! (over the same cases, `tcplab::bench_cases`),
 //! with the same flags, table and `--json` document, and no interpreter. Each case runs
 //! `--repeat` times in a child process of its own (`tcplab-native __bench-measure`, so its peak
 //! RSS is its own), then as whole `tcplab-native run FILE --out DIR` processes (under GNU time
 //! when installed, for the child's own peak RSS) and, with `--callgrind`, once under valgrind's
 //! callgrind for the core loop's instructions per event.
 //!
-//! What stays in Python: `--sweep` (it times the sweep machinery, which is Python), `--list` (the
-//! cases' descriptions are bench.py's docstrings) and an unknown case name (argparse-side error
+//! What stays in Python: `--sweep` (it times the sweep machinery, which is Python), `--list` and
+//! an unknown case name (argparse-side error
 //! text); the binary hands those command lines back. The "run() s" column is here the library
 //! call that parses, builds and runs the scenario (Python's is `tcplab.run()`, the same call
 //! through PyO3), and the peak RSS is the native process's.
@@ -16,7 +17,7 @@ use std::time::Instant;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-use crate::bench_cases::{case, CASES, DEFAULT_CASES};
+use crate::bench_cases::{case, is_case, DEFAULT_CASES};
 use crate::Failure;
 
 /// The flags of `python/tcplab/cli/bench.py`.
@@ -193,7 +194,7 @@ pub fn print_case(a: &ArgMatches) -> Result<(), Failure> {
 /// Whether this command line is one the binary takes (else the Python CLI does).
 pub fn takes(a: &ArgMatches) -> bool {
     let names: Vec<&String> = a.get_many::<String>("case").map(|v| v.collect()).unwrap_or_default();
-    !a.get_flag("sweep") && !a.get_flag("list") && names.iter().all(|n| CASES.contains(&n.as_str()))
+    !a.get_flag("sweep") && !a.get_flag("list") && names.iter().all(|n| is_case(n))
 }
 
 /// `tcplab bench [CASE...]`.

@@ -1,20 +1,22 @@
-//! `tcplab-native`: the native run path of the `tcplab` command (issue 28). It does `tcplab run`
-//! and `tcplab validate` — parse, build, run, print the summary table and write the run
-//! directory (summary.json, scenario.toml, the trace Parquet files, pcaps, COMPLETE.json) — with
-//! no Python interpreter and no polars in the process.
+//! `tcplab-native`: the `tcplab` command (issue 28). It does `tcplab run`, `validate` and
+//! `bench` itself — parse, build, run, print the summary table and write the run directory
+//! (summary.json, scenario.toml, the trace Parquet files, pcaps, COMPLETE.json) — with no Python
+//! interpreter and no polars in the process. The wheel installs it as `bin/tcplab` and `make
+//! setup` links `.venv/bin/tcplab` to it.
 //!
-//! The Python CLI (`python -m tcplab.cli`, argparse) stays the one full CLI: the `tcplab`
-//! console script (`tcplab._front`) execs this binary for `run` and `validate`, and this binary
-//! execs the Python CLI back for anything it does not take itself (`--help`, a flag value it
-//! does not accept, any other command), so argparse prints every usage message and error. The
-//! flags here must be those of `python/tcplab/cli/{run,validate}.py`: `tests/test_native_cli.py`
-//! compares the two definitions (`tcplab-native __flags`). docs/architecture.md has the why.
+//! The Python CLI (`python -m tcplab`, argparse) stays the one full CLI: this binary execs it for
+//! anything it does not take itself (`--help`, a flag value it does not accept, any other
+//! command), so argparse prints every usage message and error; `launch` finds the interpreter.
+//! The flags here must be those of `python/tcplab/cli/{run,validate,bench}.py`:
+//! `tests/test_native_cli.py` compares the two definitions (`tcplab-native __flags`).
+//! docs/architecture.md has the why.
 
 mod bench;
 mod bench_cases;
 mod bench_process;
 mod bench_table;
 mod fmt;
+mod launch;
 mod rundir;
 mod table;
 mod traces;
@@ -26,6 +28,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
+
+use launch::exec_python;
 
 use tcplab::run::{fmt_bytes, prepare_with_limits, Limits, Traces, NATIVE_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
@@ -108,17 +112,6 @@ fn print_flags(cmd: &Command) {
     }
 }
 
-/// Hand the command line to the Python CLI (argparse's help, its messages for bad flags, and
-/// every command but `run` and `validate`). `TCPLAB_PYTHON` (set by the console script) names
-/// the interpreter; else `python3`.
-fn exec_python(args: &[OsString]) -> ! {
-    use std::os::unix::process::CommandExt;
-    let python = std::env::var_os("TCPLAB_PYTHON").unwrap_or_else(|| "python3".into());
-    let err = std::process::Command::new(&python).arg("-m").arg("tcplab.cli").args(args).exec();
-    eprintln!("error: cannot start the Python CLI ({}): {err}", Path::new(&python).display());
-    std::process::exit(2)
-}
-
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: libc::c_int) {
@@ -127,6 +120,9 @@ extern "C" fn on_sigint(_: libc::c_int) {
 
 fn main() {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if std::env::var_os("TCPLAB_NATIVE").is_some_and(|v| v == "0") {
+        exec_python(&args); // every command on the Python path
+    }
     let cmd = command();
     let m = match cmd.clone().try_get_matches_from(std::iter::once(OsString::from("tcplab")).chain(args.iter().cloned())) {
         Ok(m) => m,

@@ -447,6 +447,67 @@ fn queue_disciplines() -> Vec<(String, String, String)> {
     tcplab::net::registry::describe().into_iter().map(|[name, what, params]| (name, what, params)).collect()
 }
 
+// The benchmark cases of `tcplab bench`, defined once in `tcplab::bench_cases` (issue 28):
+// python/tcplab/bench.py builds its `Scenario`s from these texts.
+
+/// The benchmark cases: [(name, one-line description)], in `tcplab bench --list` order.
+#[pyfunction]
+fn bench_cases() -> Vec<(&'static str, &'static str)> {
+    tcplab::bench_cases::CASES.to_vec()
+}
+
+/// (the cases `tcplab bench` runs without names, the four cases compared with htsim).
+#[pyfunction]
+fn bench_case_lists() -> (Vec<&'static str>, Vec<&'static str>) {
+    (tcplab::bench_cases::DEFAULT_CASES.to_vec(), tcplab::bench_cases::HTSIM_CASES.to_vec())
+}
+
+/// Case `name`'s scenario: ("text", TOML text) or ("bundled", path under tcplab/scenarios);
+/// None for an unknown case.
+#[pyfunction]
+fn bench_case(name: &str) -> Option<(&'static str, String)> {
+    use tcplab::bench_cases::Case;
+    tcplab::bench_cases::case(name).map(|c| match c {
+        Case::Text(t) => ("text", t),
+        Case::Bundled(p) => ("bundled", p.to_string()),
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (n, variant="newreno".to_string(), duration="60s".to_string(), traced=false, rate="30Mbps".to_string(),
+                    delay="50ms".to_string(), queue="128KB".to_string(), access_rate="100Mbps".to_string(), name=None))]
+#[allow(clippy::too_many_arguments)]
+fn bench_tcp_dumbbell(n: usize, variant: String, duration: String, traced: bool, rate: String, delay: String, queue: String,
+                      access_rate: String, name: Option<String>) -> String {
+    tcplab::bench_cases::Dumbbell { n, variant, duration, traced, rate, delay, queue, access_rate, name }.text()
+}
+
+#[pyfunction]
+fn bench_udp_dumbbell(n: usize, duration: &str) -> String {
+    tcplab::bench_cases::udp_dumbbell(n, duration)
+}
+
+#[pyfunction]
+fn bench_poisson_queue(duration: &str) -> String {
+    tcplab::bench_cases::poisson_queue(duration)
+}
+
+#[pyfunction]
+fn bench_short_transfers(n: usize, hosts: usize, size: &str) -> String {
+    tcplab::bench_cases::short_transfers(n, hosts, size)
+}
+
+#[pyfunction]
+fn bench_tcplib_backbone(routers: usize, hosts: usize, duration: &str) -> String {
+    tcplab::bench_cases::tcplib_backbone(routers, hosts, duration)
+}
+
+#[pyfunction]
+#[pyo3(signature = (access, duration))]
+fn bench_shared_medium_cbr(access: Option<&str>, duration: &str) -> String {
+    tcplab::bench_cases::shared_medium_cbr(access, duration)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
@@ -472,5 +533,18 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_variants, m)?)?;
     m.add_function(wrap_pyfunction!(queue_disciplines, m)?)?;
+    for f in [
+        wrap_pyfunction!(bench_cases, m)?,
+        wrap_pyfunction!(bench_case_lists, m)?,
+        wrap_pyfunction!(bench_case, m)?,
+        wrap_pyfunction!(bench_tcp_dumbbell, m)?,
+        wrap_pyfunction!(bench_udp_dumbbell, m)?,
+        wrap_pyfunction!(bench_poisson_queue, m)?,
+        wrap_pyfunction!(bench_short_transfers, m)?,
+        wrap_pyfunction!(bench_tcplib_backbone, m)?,
+        wrap_pyfunction!(bench_shared_medium_cbr, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     Ok(())
 }

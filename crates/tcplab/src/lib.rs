@@ -7,6 +7,7 @@
 //! [`scenario`] parses and validates the TOML format; [`build`] turns it into a [`Simulation`].
 
 pub mod apps;
+pub mod bench_cases;
 pub mod build;
 pub mod emu;
 pub mod engine;

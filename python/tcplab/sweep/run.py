@@ -44,13 +44,22 @@ def _link_buckets(run, width: float) -> list[dict]:
     return out
 
 
+#: The native binary's exit status for a command line it hands back to the Python CLI, when
+#: TCPLAB_NO_HANDBACK=1 asks it not to exec Python (crates/tcplab-cli/src/launch.rs).
+HANDBACK_STATUS = 64
+
+
+class NativeRunFailed(Exception):
+    """A run the native binary refused or failed (its error message, as `tcplab run` prints it)."""
+
+
 def _run_native(task: dict, target: Path) -> str | None:
-    """Run a task whose files are saved through the native binary (`tcplab-native run`, the
-    path of `tcplab run`): it streams the traces to Parquet itself, so the worker never imports
-    polars or turns trace columns into Python lists. Its summary (JSON text), or None when the
-    binary is absent, switched off (TCPLAB_NATIVE=0) or the run failed there (the in-process
-    path then runs it and reports the error as it always has). Same summary but wall_s, same
-    files (tests/test_native_cli.py)."""
+    """Run a task whose files are saved through the native binary (`tcplab run`'s path): it
+    streams the traces to Parquet itself, so the worker never imports polars or turns trace
+    columns into Python lists. Its summary (JSON text); None when the binary is absent, switched
+    off (TCPLAB_NATIVE=0) or hands the command line back (exit HANDBACK_STATUS: the in-process
+    path runs it). A run that fails there raises NativeRunFailed with the binary's error: it is
+    not run a second time. Same summary but wall_s, same files (tests/test_native_cli.py)."""
     import subprocess
     from .._front import native_binary
     exe = native_binary()
@@ -72,10 +81,18 @@ def _run_native(task: dict, target: Path) -> str | None:
         for o in task.get("overrides") or []:
             args += ["--set", o]
         p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           env=dict(os.environ, TCPLAB_PYTHON=sys.executable))   # if it hands the line back
-        if p.returncode != 0 or not (tmp / "COMPLETE.json").is_file():
+                           env=dict(os.environ, TCPLAB_NO_HANDBACK="1"))
+        if p.returncode == HANDBACK_STATUS:
             shutil.rmtree(tmp, ignore_errors=True)
             return None
+        if p.returncode == 130:
+            raise KeyboardInterrupt
+        if p.returncode != 0 or not (tmp / "COMPLETE.json").is_file():
+            shutil.rmtree(tmp, ignore_errors=True)
+            err = p.stderr.strip()
+            err = err.removeprefix("error: ") if err else f"exit status {p.returncode}"
+            # the scenario file the binary read is a temporary copy: name the task's own file
+            raise NativeRunFailed(err.replace(str(text_file), task["scenario_file"]))
         if target.exists():   # a leftover of an attempt that was never committed
             shutil.rmtree(target)
         os.replace(tmp, target)
@@ -122,6 +139,9 @@ def execute(task: dict) -> dict:
             result["run_dir"] = str(target)
     except KeyboardInterrupt:
         raise
+    except NativeRunFailed as e:  # the binary's message, as `tcplab run` prints it
+        result["status"] = "failed"
+        result["error"] = str(e)
     except BaseException as e:  # the sweep goes on; the error is stored with the run
         result["status"] = "failed"
         result["error"] = f"{type(e).__name__}: {e}"
