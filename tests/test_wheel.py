@@ -198,3 +198,39 @@ print(json.dumps({"file": tcplab.__file__, "scenarios": str(scenarios_dir()),
     bundled_after = sorted(p.relative_to(inst["site"]) for p in (inst["site"] / "tcplab").rglob("*")
                            if "__pycache__" not in p.parts)
     assert bundled_after == [p for p in bundled_before if "__pycache__" not in p.parts], "nothing written into site-packages"
+
+
+def test_installed_tcplab_command_is_native_and_hands_plots_to_python(installed):
+    """The wheel installs the native binary as bin/tcplab (a data script; no console script):
+    `tcplab run` starts no Python at all (an interpreter named by TCPLAB_PYTHON that records
+    being started and fails is never started), and `tcplab plot` goes to Python — that stand-in
+    when named, else the venv's own python3 beside the command."""
+    inst = installed
+    names = set(zipfile.ZipFile(inst["wheel"]).namelist())
+    assert any(re.fullmatch(r"tcplab-[^/]+\.data/scripts/tcplab", n) for n in names), "bin/tcplab as a data script"
+    assert not any(n.endswith("entry_points.txt") for n in names), "no console script"
+    cmd = inst["venv"] / "bin" / "tcplab"
+    assert cmd.read_bytes()[:4] == b"\x7fELF", "bin/tcplab is the native binary"
+    work = inst["work"] / "native"
+    work.mkdir()
+    marker = work / "python-started.txt"
+    fake = work / "fake-python"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {marker}\nexit 1\n')
+    fake.chmod(0o755)
+    shutil.copy(inst["site"] / "tcplab" / "scenarios" / "examples" / "vegas-late-starter.toml", work / "v.toml")
+    env = inst["env"] | {"TCPLAB_PYTHON": str(fake)}
+    p = _run([cmd, "run", "v.toml", "--set", "run.duration=3s", "--out", "r"], cwd=work, env=env)
+    assert p.returncode == 0, p.stderr
+    assert not marker.exists(), f"tcplab run started Python: {marker.read_text()}"
+    assert "wrote r/summary.json" in p.stdout and (work / "r" / "COMPLETE.json").is_file()
+    import pyarrow.parquet as pq
+    assert pq.ParquetFile(work / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    p = _run([cmd, "validate", "v.toml"], cwd=work, env=env)
+    assert p.returncode == 0 and not marker.exists(), p.stderr
+    # plot: Python's, through the stand-in when it is named ...
+    p = _run([cmd, "plot", "r", "--kind", "queue"], cwd=work, env=env)
+    assert p.returncode == 1 and marker.read_text() == "-m tcplab plot r --kind queue\n"
+    # ... and through the venv's interpreter beside the command otherwise
+    p = _in_work(inst, cmd, "plot", work / "r", "--kind", "queue", "--out", work / "q.png")
+    assert (work / "q.png").stat().st_size > 1000, p.stdout
+    assert not inst["log"].exists(), f"repository files were read:\n{inst['log'].read_text()}"
