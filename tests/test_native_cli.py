@@ -330,7 +330,7 @@ def test_bench_table_alike_with_process_runs():
 @pytest.mark.skipif(not __import__("shutil").which("valgrind"), reason="valgrind not installed")
 def test_bench_callgrind_counts_the_core_loop_on_both_paths():
     """Instructions per event inside the core's event loop: found by name (the packaged binary
-    keeps its symbols) and counted through the console script's exec on the Python path."""
+    keeps its symbols) and counted through the `tcplab` command the Python path starts."""
     args = ["bench", "cbr-p2p", "--repeat", "1", "--no-process", "--callgrind", "--json"]
     a, b = bench_json(native(*args))["cases"][0], bench_json(python_cli(*args))["cases"][0]
     assert a["instructions_per_event"] > 50 and b["instructions_per_event"] > 50

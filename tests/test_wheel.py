@@ -4,8 +4,8 @@ unreachable from the working directory — the seed reproduction, an example cop
 scenario run through the API, each writing its results in that directory.
 
 "No file of the repository is read" is checked three ways: an audit hook installed in the fresh
-environment (a ``.pth`` file, so it is active in every Python process there: the ``tcplab``
-console script, the sweep runner's worker processes, ``python -c``) refuses any open, listing or
+environment (a ``.pth`` file, so it is active in every Python process there: ``python -m tcplab``
+that the native ``tcplab`` command starts, the sweep runner's worker processes, ``python -c``) refuses any open, listing or
 scan of a path under the repository and logs it; no output file, stdout or stderr names a path
 under the repository; and ``tcplab.__file__`` and the bundled scenarios are inside the venv.
 

@@ -1,7 +1,7 @@
 """Whole-process wall time and peak RSS of `tcplab run` on the 16/256/4096-flow dumbbells
 (`tcplab.bench.tcp_dumbbell(N)`: newreno, 30 Mbit/s, 60 s, untraced), the Python run path
 (`TCPLAB_NATIVE=0 tcplab run`: interpreter, polars, traces held) against the native one (the
-console script execs `tcplab-native`), runs interleaved, medians printed. Peak RSS comes from
+`tcplab` command is the binary), runs interleaved, medians printed. Peak RSS comes from
 GNU time (a small C parent, so a child's pre-exec size does not inflate it).
 
     .venv/bin/python benches/native-run/bench.py [--reps 5] [--flows 16 256 4096] [--traced]

@@ -149,8 +149,8 @@ def scenario_file(name: str, directory) -> "Path":
 
 
 def tcplab_command() -> list[str]:
-    """The `tcplab` command of this installation (the console script beside this interpreter, else
-    `python -m tcplab.cli`): a process run goes through whatever path that command takes."""
+    """The `tcplab` command of this installation (the native command beside this interpreter, else
+    on the PATH, else `python -m tcplab.cli`): a process run goes through whatever path that command takes."""
     import shutil
     import sys
     from pathlib import Path
@@ -224,8 +224,8 @@ def callgrind_instructions(path, out_dir) -> int | None:
     with tempfile.TemporaryDirectory(prefix="tcplab-callgrind-") as tmp:
         cg = Path(tmp) / "callgrind.out"
         shutil.rmtree(out_dir, ignore_errors=True)
-        # --trace-children: the `tcplab` console script execs the native binary, which valgrind
-        # would otherwise let run uninstrumented (no instructions counted)
+        # --trace-children: a `tcplab` that execs the native binary (`python -m tcplab.cli` for
+        # bench, or an older console script) would otherwise run it uninstrumented
         run_child([vg, "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={cg}", "--collect-atstart=no",
                    f"--toggle-collect={CORE_LOOP_SYMBOL}"] + tcplab_command() + ["run", str(path), "--out", str(out_dir)])
         m = re.search(r"^(?:summary|totals):\s*(\d+)", cg.read_text(), re.M)
