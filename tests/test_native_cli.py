@@ -337,8 +337,17 @@ def test_bench_callgrind_counts_the_core_loop_on_both_paths():
     assert a["instructions_per_event"] == pytest.approx(b["instructions_per_event"], rel=0.01)
 
 
-@pytest.mark.parametrize("args", [["bench", "--list"], ["bench", "no-such-case"], ["bench", "--repeat", "0"],
-                                  ["bench", "--help"]])
+def test_bench_list_alike():
+    """`tcplab bench --list` is printed by the binary, from the one definition, as Python prints it."""
+    env = dict(os.environ, TCPLAB_NO_HANDBACK="1")
+    for args in (["bench", "--list"], ["bench", "--list", "no-such-case", "--json"]):
+        a = subprocess.run([NATIVE, *args], capture_output=True, text=True, timeout=60, env=env)
+        b = python_cli(*args)
+        assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr) == (0, a.stdout, "")
+    assert len(a.stdout.splitlines()) >= 16 and a.stdout.startswith("udp-dumbbell-16          16 CBR")
+
+
+@pytest.mark.parametrize("args", [["bench", "no-such-case"], ["bench", "--repeat", "0"], ["bench", "--help"]])
 def test_bench_hands_back_what_it_does_not_take(args):
     a, b = native(*args), python_cli(*args)
     assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)

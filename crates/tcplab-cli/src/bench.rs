@@ -6,9 +6,8 @@
 //! when installed, for the child's own peak RSS) and, with `--callgrind`, once under valgrind's
 //! callgrind for the core loop's instructions per event.
 //!
-//! What stays in Python: `--sweep` (it times the sweep machinery, which is Python), `--list` and
-//! an unknown case name (argparse-side error
-//! text); the binary hands those command lines back. The "run() s" column is here the library
+//! What stays in Python: `--sweep` (it times the sweep machinery, which is Python) and an unknown
+//! case name (argparse-side error text); the binary hands those command lines back. The "run() s" column is here the library
 //! call that parses, builds and runs the scenario (Python's is `tcplab.run()`, the same call
 //! through PyO3), and the peak RSS is the native process's.
 
@@ -194,11 +193,19 @@ pub fn print_case(a: &ArgMatches) -> Result<(), Failure> {
 /// Whether this command line is one the binary takes (else the Python CLI does).
 pub fn takes(a: &ArgMatches) -> bool {
     let names: Vec<&String> = a.get_many::<String>("case").map(|v| v.collect()).unwrap_or_default();
-    !a.get_flag("sweep") && !a.get_flag("list") && names.iter().all(|n| is_case(n))
+    !a.get_flag("sweep") && (a.get_flag("list") || names.iter().all(|n| is_case(n)))
 }
 
 /// `tcplab bench [CASE...]`.
 pub fn run(a: &ArgMatches) -> Result<(), Failure> {
+    if a.get_flag("list") {
+        // as bench.py prints them: the name padded to 24 columns, the description
+        let mut out = std::io::stdout().lock();
+        for (name, what) in tcplab::bench_cases::CASES {
+            let _ = writeln!(out, "{}", format!("{name:<24} {what}").trim_end());
+        }
+        return Ok(());
+    }
     let repeat = *a.get_one::<u64>("repeat").unwrap_or(&3);
     let names: Vec<String> = match a.get_many::<String>("case") {
         Some(v) if v.len() > 0 => v.cloned().collect(),

@@ -8,7 +8,7 @@ from .args import positive_int
 
 def add_parser(sub) -> None:
     b = sub.add_parser("bench", help="run the benchmark scenarios and print events/s, ns per event and per packet-hop, peak RSS and RSS per flow",
-                       description="Run fixed benchmark scenarios (built in python/tcplab/bench.py), each in its own process, timed inside the Rust core; print the median over --repeat runs of events, core wall, events/s, ns per event, ns per packet-hop, the whole tcplab.run() wall, peak RSS and RSS per flow, and the hot structs' sizes. Figures, not pass/fail.")
+                       description="Run fixed benchmark scenarios (defined in crates/tcplab/src/bench_cases.rs), each in its own process, timed inside the Rust core; print the median over --repeat runs of events, core wall, events/s, ns per event, ns per packet-hop, the whole tcplab.run() wall, peak RSS and RSS per flow, and the hot structs' sizes. Figures, not pass/fail.")
     b.add_argument("case", nargs="*", help="benchmark names (default: the quick ones, up to 256 flows); see --list")
     b.add_argument("--repeat", type=positive_int, default=3, help="runs per case; the median is reported (default 3)")
     b.add_argument("--list", action="store_true", help="list the cases")
