@@ -131,6 +131,11 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// cwnd from it (packet conservation, as Linux from `tcp_packets_in_flight`).
     fn on_recovery_pipe(&mut self, _w: &mut CcWindow, _pipe: u64, _delivered: u64) {}
 
+    /// Loss detection on the ACK being processed newly marked `bytes` lost (RACK-TLP's
+    /// `RACK_detect_loss`, before the CC's `on_ack*` hooks of the same ACK): Linux's
+    /// `rs->losses`, which BBR v1 takes off cwnd (`bbr_set_cwnd_to_recover_or_restore`).
+    fn on_marked_lost(&mut self, _bytes: u64) {}
+
     /// An ACK's SACK block newly reports `[start, end)` (data offsets, above the cumulative ACK)
     /// received, at `now`; repeated blocks arrive again on later ACKs. BBR's delivery-rate
     /// estimator counts SACKed data as delivered here (Linux `tcp_rate_skb_delivered`).

@@ -230,16 +230,16 @@ impl RackRecovery {
         delivered
     }
 
-    /// RFC 8985 §6.2 `RACK_detect_loss` and §6.3 timer arming. Returns whether a segment was
-    /// newly marked lost.
-    fn detect_loss(&mut self, now: Nanos) -> bool {
+    /// RFC 8985 §6.2 `RACK_detect_loss` and §6.3 timer arming. Returns the bytes newly marked
+    /// lost (0: none).
+    fn detect_loss(&mut self, now: Nanos) -> u64 {
         self.reo_deadline = None;
-        let Some(rack_ts) = self.rack_xmit_ts else { return false };
+        let Some(rack_ts) = self.rack_xmit_ts else { return 0 };
         let reo_wnd = self.reo_wnd();
         let (rack_end, rack_rtt) = (self.rack_end_seq, self.rack_rtt);
-        let mut newly_lost = false;
+        let mut newly_lost = 0;
         let mut wait: Nanos = 0;
-        for s in self.segs.values_mut() {
+        for (&start, s) in self.segs.iter_mut() {
             if s.sacked || s.lost {
                 continue;
             }
@@ -250,7 +250,7 @@ impl RackRecovery {
             let due = s.xmit_ts + rack_rtt + reo_wnd;
             if due <= now {
                 s.lost = true;
-                newly_lost = true;
+                newly_lost += s.end - start;
             } else {
                 wait = wait.max(due - now);
             }
@@ -316,8 +316,11 @@ impl RackRecovery {
             }
             out.exited = true;
         }
-        let newly_lost = delivered > 0 && self.detect_loss(ctx.now);
-        if newly_lost && self.episode == Episode::Open {
+        let lost = if delivered > 0 { self.detect_loss(ctx.now) } else { 0 };
+        if lost > 0 {
+            ctx.cc.on_marked_lost(lost);
+        }
+        if lost > 0 && self.episode == Episode::Open {
             let o = self.enter_fast_recovery(ctx, ack);
             if self.use_prr {
                 self.prr_on_ack(ctx, delivered);
@@ -426,7 +429,9 @@ impl LossRecovery for RackRecovery {
     fn on_timer(&mut self, ctx: &mut RecoveryCtx<'_>) -> RecoveryOutcome {
         let now = ctx.now;
         if self.reo_deadline.is_some_and(|d| d <= now) {
-            let newly_lost = self.detect_loss(now);
+            // Marked from the timer: not an ACK's `rs->losses` (Linux counts `tp->lost` over
+            // the ACK's processing only).
+            let newly_lost = self.detect_loss(now) > 0;
             if newly_lost && self.episode == Episode::Open {
                 self.pto_deadline = None;
                 let una = ctx.snd_una;

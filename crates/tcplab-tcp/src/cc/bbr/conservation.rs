@@ -84,6 +84,11 @@ impl Conservation {
         }
     }
 
+    /// In the first round of a recovery (packet conservation).
+    pub fn conserving(&self) -> bool {
+        self.ca_state == CaState::Recovery && self.packet_conservation
+    }
+
     pub fn on_recovery(&mut self, entered: bool) {
         if entered {
             self.ca_state = CaState::Recovery;

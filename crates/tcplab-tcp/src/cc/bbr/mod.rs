@@ -23,18 +23,22 @@
 //! Deliberate deviations from Linux:
 //! * no long-term bandwidth (policer) estimate (`lt_bw`): `bbr_bw` is always the max filter;
 //! * the delivery-rate estimator takes samples on ACKs that advance snd_una only (SACKed bytes
-//!   count as delivered when SACKed, see [`rate`]); samples carry no loss count for v1, so
-//!   `cwnd −= losses` is skipped and the 5/4 phase ends on a loss when the
+//!   count as delivered when SACKed, see [`rate`]); the 5/4 phase ends on a loss when the
 //!   endpoint has entered recovery or timed out since the phase began;
+//! * `cwnd −= rs->losses` (`bbr_set_cwnd_to_recover_or_restore`) takes the bytes the recovery
+//!   module's loss detection marked lost on this ACK
+//!   ([`CongestionControl::on_marked_lost`], RACK-TLP's `RACK_detect_loss`; marks from the
+//!   reorder timer are not an ACK's and do not count, as in Linux); a duplicate (SACK-only) ACK
+//!   in recovery, which Linux runs through `bbr_main` too, deducts its losses and grows cwnd by
+//!   the segment it SACKed towards the target, without a rate sample;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
 //! * no idle-restart handling (`CA_EVENT_TX_START`); the endpoint's slow start after idle is off
 //!   for BBR, as Linux skips it for CCs with `cong_control`;
 //! * before the first RTT sample no pacing rate is set (Linux paces at 2.89 · IW / 1 ms); the
 //!   endpoint sends the first 10 segments unpaced in either case;
-//! * loss recovery is the variant's recovery module (RFC 6675 for `bbr`; no RACK-TLP, so a lost
-//!   retransmission waits for the RTO, and after an RTO the scoreboard is gone and go-back-N
-//!   resends SACKed data: the biggest gap to Linux under heavy loss); BBR's ssthresh is the
+//! * loss recovery is the variant's recovery module (RACK-TLP for `bbr`; with RFC 6675 no
+//!   losses are reported, so nothing comes off cwnd); BBR's ssthresh is the
 //!   current cwnd (no multiplicative decrease); BBR keeps updating its model on the ACKs inside
 //!   recovery ([`CongestionControl::on_ack_in_recovery`]) and conserves packets from the
 //!   recovery's pipe ([`CongestionControl::on_recovery_pipe`]): cwnd = pipe + delivered at
@@ -172,6 +176,11 @@ pub struct BbrCc {
     pacing_rate: Option<u64>,
     has_seen_rtt: bool,
     aggregation: AckAggregation,
+    /// Bytes loss detection marked lost on the ACK being processed (Linux `rs->losses`).
+    pending_lost: u64,
+    /// The ACK being processed in recovery already set cwnd (`on_ack_in_recovery`); a recovery
+    /// pipe report without it is a duplicate (SACK-only) ACK.
+    cwnd_set_this_ack: bool,
     /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
     pub transitions: Vec<(Nanos, Mode)>,
     /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
@@ -209,6 +218,8 @@ impl BbrCc {
             pacing_rate: None,
             has_seen_rtt: false,
             aggregation: AckAggregation::default(),
+            pending_lost: 0,
+            cwnd_set_this_ack: false,
             transitions: vec![(0, Mode::Startup)],
             phases: Vec::new(),
             probe_rtt_min_stamps: Vec::new(),
@@ -469,20 +480,38 @@ impl BbrCc {
         }
     }
 
-    fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
-        let mss = w.mss as u64;
-        if acked > 0 && !self.cons.recover_or_restore(w) {
-            let bw = self.bw();
-            let target_pkts = self.bdp_pkts(bw, self.cwnd_gain, w.mss) + self.ack_aggregation_cwnd().div_ceil(mss.max(1));
-            let target = self.quantization_budget(target_pkts, w.mss) * mss;
-            let mut cwnd = w.cwnd as u64;
-            if self.full_bw_reached {
-                cwnd = (cwnd + acked).min(target);
-            } else if cwnd < target || self.rate.delivered < 10 * mss {
-                cwnd += acked;
-            }
-            w.cwnd = cwnd.max(MIN_CWND_PKTS as u64 * mss).min(u32::MAX as u64) as u32;
+    /// `bbr_set_cwnd_to_recover_or_restore`'s first step: an ACK for P packets releases at
+    /// most 2·P, so the packets it marked lost come off cwnd first (never below one packet).
+    fn deduct_losses(&mut self, w: &mut CcWindow) {
+        let lost = std::mem::take(&mut self.pending_lost);
+        if lost > 0 {
+            w.cwnd = (w.cwnd as u64).saturating_sub(lost).max(w.mss as u64) as u32;
         }
+    }
+
+    /// cwnd towards the target, `acked` bytes at a time (`bbr_set_cwnd` after the recovery step).
+    fn grow_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
+        let mss = w.mss as u64;
+        let bw = self.bw();
+        let target_pkts = self.bdp_pkts(bw, self.cwnd_gain, w.mss) + self.ack_aggregation_cwnd().div_ceil(mss.max(1));
+        let target = self.quantization_budget(target_pkts, w.mss) * mss;
+        let mut cwnd = w.cwnd as u64;
+        if self.full_bw_reached {
+            cwnd = (cwnd + acked).min(target);
+        } else if cwnd < target || self.rate.delivered < 10 * mss {
+            cwnd += acked;
+        }
+        w.cwnd = cwnd.max(MIN_CWND_PKTS as u64 * mss).min(u32::MAX as u64) as u32;
+    }
+
+    fn set_cwnd(&mut self, w: &mut CcWindow, acked: u64) {
+        if acked > 0 {
+            self.deduct_losses(w);
+            if !self.cons.recover_or_restore(w) {
+                self.grow_cwnd(w, acked);
+            }
+        }
+        self.pending_lost = 0;
         w.cwnd = w.cwnd.min(w.max_cwnd);
         if self.mode == Mode::ProbeRtt {
             w.cwnd = w.cwnd.min(MIN_CWND_PKTS * w.mss);
@@ -501,6 +530,7 @@ impl CongestionControl for BbrCc {
 
     fn on_ack_in_recovery(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         self.on_ack_main(w, s, view);
+        self.cwnd_set_this_ack = true;
     }
 
     /// `bbr_ssthresh`: save cwnd, no multiplicative decrease.
@@ -514,9 +544,24 @@ impl CongestionControl for BbrCc {
         self.rate.on_send(now, seq, len);
     }
 
+    fn on_marked_lost(&mut self, bytes: u64) {
+        self.pending_lost += bytes;
+    }
+
+    /// After every ACK of a recovery. A duplicate (SACK-only) ACK is a `bbr_main` of its own
+    /// in Linux, without a rate sample: losses off cwnd, then packet conservation in the first
+    /// round, else growth towards the target by the segment it SACKed.
     fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
+        let duplicate = !std::mem::take(&mut self.cwnd_set_this_ack);
+        if duplicate && delivered > 0 {
+            self.deduct_losses(w);
+        }
+        self.pending_lost = 0;
         if self.cons.on_recovery_pipe(w, pipe, delivered) {
             self.next_rtt_delivered = self.rate.delivered;
+        } else if duplicate && delivered > 0 && !self.cons.conserving() {
+            self.grow_cwnd(w, delivered);
+            w.cwnd = w.cwnd.min(w.max_cwnd);
         }
     }
 
@@ -524,6 +569,7 @@ impl CongestionControl for BbrCc {
 
     fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
         self.cons.on_recovery(entered);
+        self.cwnd_set_this_ack = false;
     }
 
     /// `bbr_set_state(TCP_CA_Loss)`: the timeout ends a round and restarts full-pipe detection.

@@ -60,3 +60,52 @@ fn probe_bw_never_starts_in_the_drain_phase() {
     }
     assert_eq!(seen, [true, false, true, true, true, true, true, true]);
 }
+
+/// BBR in PROBE_BW with bw 1 MB/s and min RTT 100 ms: target cwnd 2 BDP = 200 packets + the
+/// quantization budget (no pacing rate: TSO goal 1, so 203 → 204 packets) = 204 000 bytes.
+fn probing_bbr() -> (BbrCc, CcWindow) {
+    let mut b = BbrCc::new(BbrParams { ack_aggregation: false, ..BbrParams::DEFAULT }, 1);
+    b.min_rtt.update(0, 100 * MS);
+    b.bw.update(BW_WINDOW_ROUNDS, 0, 1_000_000);
+    b.mode = Mode::ProbeBw;
+    b.cycle_idx = 2;
+    b.update_gains();
+    b.full_bw_reached = true;
+    (b, CcWindow { cwnd: 100_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX })
+}
+
+#[test]
+fn losses_marked_on_an_ack_come_off_cwnd_in_recovery() {
+    // Linux `bbr_set_cwnd_to_recover_or_restore`: cwnd −= rs->losses first; on entering
+    // recovery cwnd = in flight + acked; in the first round max(cwnd, in flight + acked); after
+    // it min(cwnd + acked, target).
+    let (mut b, mut w) = probing_bbr();
+    assert_eq!(b.quantization_budget(b.bdp_pkts(b.bw(), b.cwnd_gain, 1000), 1000), 204);
+    // The ACK that enters recovery marks 5 segments lost: conservation sets cwnd regardless.
+    let _ = b.ssthresh(&w, 100_000, u32::MAX, LossEvent::FastRetransmit);
+    b.on_marked_lost(5000);
+    b.on_recovery(&mut w, true);
+    b.on_recovery_pipe(&mut w, 80_000, 1000);
+    assert_eq!(w.cwnd, 81_000, "in flight + acked");
+    // First round, a duplicate ACK marking 3 lost: max(81 000 − 3000, 70 000 + 1000).
+    b.on_marked_lost(3000);
+    b.on_recovery_pipe(&mut w, 70_000, 1000);
+    assert_eq!(w.cwnd, 78_000);
+    // The round ends; a duplicate ACK marking 10 lost and SACKing one: 78 000 − 10 000 + 1000.
+    b.cons.on_round_start();
+    b.on_marked_lost(10_000);
+    b.on_recovery_pipe(&mut w, 50_000, 1000);
+    assert_eq!(w.cwnd, 69_000);
+    // An ACK advancing snd_una by 3000 that marks 2 lost (its `bbr_main`): −2000 + 3000.
+    b.on_marked_lost(2000);
+    b.set_cwnd(&mut w, 3000);
+    assert_eq!(w.cwnd, 70_000);
+    // Losses belong to their ACK: one that delivered nothing deducts nothing and they are gone.
+    b.on_marked_lost(4000);
+    b.on_recovery_pipe(&mut w, 50_000, 0);
+    b.set_cwnd(&mut w, 1000);
+    assert_eq!(w.cwnd, 71_000);
+    // Growth stops at the target.
+    b.set_cwnd(&mut w, 500_000);
+    assert_eq!(w.cwnd, 204_000);
+}
