@@ -268,6 +268,19 @@ def test_the_command_finds_python_beside_its_own_file(tmp_path):
     assert p.returncode == 0 and p.stdout == f"started: {fake} -m tcplab report r\n", (p.stdout, p.stderr)
 
 
+def test_an_old_console_script_still_works(tmp_path):
+    """A venv set up before the command became the binary keeps pip's script calling
+    tcplab._front:main: it execs the native command (a run is the native one)."""
+    code = "import sys; from tcplab._front import main; sys.exit(main())"
+    p = subprocess.run([sys.executable, "-c", code, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "r"],
+                       capture_output=True, text=True, timeout=120, env=command_env())
+    assert p.returncode == 0, p.stderr
+    import pyarrow.parquet as pq
+    assert pq.ParquetFile(tmp_path / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    a = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True, text=True, timeout=120, env=command_env())
+    assert (a.returncode, a.stdout) == (0, python_cli("--version").stdout)
+
+
 def test_handback_status_when_asked_not_to_exec_python():
     """TCPLAB_NO_HANDBACK=1 (the sweep runner's): a command line for Python ends with status 64."""
     for args in (["run", "x.toml", "--seed", "010"], ["plot", "x"], ["run", "--help"]):
