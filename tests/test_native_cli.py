@@ -253,6 +253,34 @@ def test_the_command_finds_python_in_the_prefix(tmp_path):
     assert p.stdout == f"started: {fake} -m tcplab plot\n"
 
 
+def test_the_command_finds_python_beside_its_own_file(tmp_path):
+    """Started under a name the PATH does not resolve (argv[0] "tcplab"), the command still finds
+    the python3 beside its own file (the wheel's copy in a venv's bin/)."""
+    import shutil
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    shutil.copy(NATIVE, bin_dir / "tcplab")
+    fake = bin_dir / "python3"
+    fake.write_text("#!/bin/sh\necho \"started: $0 $*\"\n")
+    fake.chmod(0o755)
+    p = subprocess.run(["tcplab", "report", "r"], executable=bin_dir / "tcplab", capture_output=True, text=True, timeout=60,
+                       env=command_env(PATH="/usr/bin:/bin"))
+    assert p.returncode == 0 and p.stdout == f"started: {fake} -m tcplab report r\n", (p.stdout, p.stderr)
+
+
+def test_an_old_console_script_still_works(tmp_path):
+    """A venv set up before the command became the binary keeps pip's script calling
+    tcplab._front:main: it execs the native command (a run is the native one)."""
+    code = "import sys; from tcplab._front import main; sys.exit(main())"
+    p = subprocess.run([sys.executable, "-c", code, "run", VEGAS, "--set", "run.duration=1s", "--out", tmp_path / "r"],
+                       capture_output=True, text=True, timeout=120, env=command_env())
+    assert p.returncode == 0, p.stderr
+    import pyarrow.parquet as pq
+    assert pq.ParquetFile(tmp_path / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
+    a = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True, text=True, timeout=120, env=command_env())
+    assert (a.returncode, a.stdout) == (0, python_cli("--version").stdout)
+
+
 def test_handback_status_when_asked_not_to_exec_python():
     """TCPLAB_NO_HANDBACK=1 (the sweep runner's): a command line for Python ends with status 64."""
     for args in (["run", "x.toml", "--seed", "010"], ["plot", "x"], ["run", "--help"]):

@@ -39,3 +39,16 @@ def native_binary() -> str | None:
         if _is_native(cand):
             return cand
     return None
+
+
+def main() -> int:
+    """The entry point of the console script `tcplab` was before it became the binary: a venv set
+    up before that change still has the script (until `make setup` / a reinstall replaces it),
+    which now execs the native command, or runs the Python CLI when the binary is absent."""
+    exe = native_binary()
+    if exe is not None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(exe, [exe, *sys.argv[1:]], dict(os.environ, TCPLAB_PYTHON=sys.executable))
+    from .cli import main as cli_main
+    return cli_main()

@@ -7,6 +7,7 @@
 //!    environment's `bin/`, where pip put this binary beside the interpreter);
 //! 3. the installation prefix's `lib/python3.X/site-packages/tcplab` (a `--user` or system
 //!    install): `PREFIX/bin/python3.X`, else `python3.X` on the PATH;
+//!    (2 and 3 are tried for the folder it was started from, then for the binary's own folder);
 //! 4. `python3` on the PATH.
 //!
 //! The package folder (for the bundled scenarios) is found alike: `tcplab/_bin/` holding this
@@ -59,7 +60,9 @@ pub fn python() -> OsString {
     if let Some(p) = std::env::var_os("TCPLAB_PYTHON").filter(|p| !p.is_empty()) {
         return p;
     }
-    if let Some(dir) = invoked_dir() {
+    // the folder it was started from, then the binary's own (the same for the wheel's copy)
+    let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    for dir in [invoked_dir(), exe_dir].into_iter().flatten() {
         for name in ["python3", "python"] {
             if is_executable(&dir.join(name)) {
                 return dir.join(name).into_os_string();
