@@ -28,6 +28,8 @@ NATIVE_BIN := python/tcplab/_bin/tcplab-native
 WHEEL_SCRIPT := python/tcplab.data/scripts/tcplab
 $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
 	rm -f $(BIN)/tcplab
+	# maturin wants the wheel's data directory to exist; its script is only copied in by `native`
+	mkdir -p $(dir $(WHEEL_SCRIPT))
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
 	$(MAKE) --no-print-directory native
 	touch $@
