@@ -458,3 +458,43 @@ impl LossRecovery for RackRecovery {
         self.in_recovery().then(|| self.pipe())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CcWindow, CongestionControl};
+    use crate::MS;
+
+    /// Records what loss detection reports to the CC.
+    #[derive(Debug, Default)]
+    struct Lost(Vec<u64>);
+    impl CongestionControl for Lost {
+        fn name(&self) -> &'static str {
+            "lost"
+        }
+        fn on_marked_lost(&mut self, bytes: u64) {
+            self.0.push(bytes);
+        }
+    }
+
+    #[test]
+    fn the_bytes_an_ack_marks_lost_are_reported_to_the_cc() {
+        // Six 1000-byte segments sent 1 ms apart from 0; at 100 ms a duplicate ACK SACKs the
+        // last three: RACK.rtt = 95 ms (segment 5, sent at 5 ms), three SACKed = DupThresh so
+        // reo_wnd = 0, and segments 0–2 (sent at 0–2 ms, due by 97 ms) are lost: 3000 bytes,
+        // reported once; the next ACK marks nothing new and reports nothing.
+        let mut r = RackRecovery::default();
+        for k in 0..6u64 {
+            r.on_transmit_at(k * MS, k * 1000, 1000, false);
+        }
+        let mut w = CcWindow { cwnd: 10_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+        let mut cc = Lost::default();
+        let sack = [(3000u64, 6000u64)];
+        for (i, now) in [100 * MS, 101 * MS].into_iter().enumerate() {
+            let mut ctx = RecoveryCtx { now, w: &mut w, cc: &mut cc, snd_una: 0, snd_nxt: 6000, snd_max: 6000, snd_wnd: 65535, dupacks: 3 + i as u32, dupack_threshold: 3, sack: &sack };
+            r.on_dupack(&mut ctx);
+        }
+        assert_eq!(cc.0, [3000]);
+        assert!(r.in_recovery());
+    }
+}

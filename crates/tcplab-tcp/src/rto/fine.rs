@@ -15,6 +15,22 @@ use crate::{Nanos, SEC};
 pub const MAX_RTO: Nanos = 60 * SEC;
 pub const MAX_BACKOFFS: u32 = 12;
 
+/// `base` doubled once per backoff (at most 2²⁰), capped at `max` (RFC 6298 §5.5 and Linux's
+/// `inet_csk_rto_backoff` alike).
+pub(super) fn backed_off(base: Nanos, backoffs: u32, max: Nanos) -> Nanos {
+    (base << backoffs.min(20)).min(max)
+}
+
+/// One more backoff after an expiry; false, unchanged, once [`MAX_BACKOFFS`] were taken (the
+/// connection is dropped).
+pub(super) fn back_off(backoffs: &mut u32) -> bool {
+    if *backoffs >= MAX_BACKOFFS {
+        return false;
+    }
+    *backoffs += 1;
+    true
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FineRto {
     pub srtt: Option<Nanos>,
@@ -50,16 +66,12 @@ impl FineRto {
 
     /// Current RTO including backoff.
     pub fn rto(&self) -> Nanos {
-        (self.base << self.backoffs.min(20)).min(MAX_RTO)
+        backed_off(self.base, self.backoffs, MAX_RTO)
     }
 
     /// Back off after an expiry. Returns false when the connection should be dropped.
     pub fn backoff(&mut self) -> bool {
-        if self.backoffs >= MAX_BACKOFFS {
-            return false;
-        }
-        self.backoffs += 1;
-        true
+        back_off(&mut self.backoffs)
     }
 }
 

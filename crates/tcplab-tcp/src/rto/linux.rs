@@ -102,16 +102,12 @@ impl LinuxRto {
 
     /// Current RTO including backoff (`inet_csk_rto_backoff`).
     pub fn rto(&self) -> Nanos {
-        (self.base() << self.backoffs.min(20)).min(LINUX_MAX_RTO)
+        super::fine::backed_off(self.base(), self.backoffs, LINUX_MAX_RTO)
     }
 
     /// Back off after an expiry. Returns false when the connection should be dropped.
     pub fn backoff(&mut self) -> bool {
-        if self.backoffs >= MAX_BACKOFFS {
-            return false;
-        }
-        self.backoffs += 1;
-        true
+        super::fine::back_off(&mut self.backoffs)
     }
 }
 

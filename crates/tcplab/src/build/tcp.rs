@@ -139,7 +139,8 @@ pub(super) fn scripted_drops(ctx: &Ctx, drop_cfgs: Vec<DirectionDrops>, tcp: &[T
 /// A profile's TCP defaults, applied before the flow's own keys (which override them).
 /// `bsd-1994` is the variant's defaults as they are (the seeds' hosts). `modern` is a host of
 /// today: window scaling (RFC 7323) and send/receive buffers of twice the path's
-/// bandwidth-delay product (at least 64 KB), the fine RFC 6298 timer with Linux's 200 ms minimum
+/// bandwidth-delay product (at least 64 KB), Linux's RTO for the variants that model it (their
+/// `linux` timer), else the fine RFC 6298 timer with Linux's 200 ms minimum
 /// RTO and a 1 ms clock, an initial window of 10 segments (RFC 6928), no initial ssthresh
 /// (slow start until the first loss) and Linux's delayed ACKs (40 ms timer, quick-ACK mode for
 /// the first 16 segments).
@@ -154,7 +155,11 @@ pub(super) fn apply_profile(ctx: &Ctx, field: String, profile: Option<&str>, cfg
             cfg.window_scaling = true;
             cfg.send_buffer = buffer;
             cfg.recv_buffer = buffer;
-            cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
+            // A variant that runs Linux's own estimator (`timer = "linux"`: modern, cubic, bbr,
+            // ...) keeps it; any other gets RFC 6298 with Linux's 200 ms minimum.
+            if !matches!(cfg.timer_model, TimerModel::Linux { .. }) {
+                cfg.timer_model = TimerModel::Fine { granularity: 1_000_000, min_rto: 200_000_000, initial_rto: 1_000_000_000 };
+            }
             cfg.initial_window_segments = 10;
             // Slow start until the first loss (Linux: initial ssthresh "infinite"), not 64 KB.
             cfg.initial_ssthresh = 1 << 30;

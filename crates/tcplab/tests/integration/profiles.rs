@@ -132,3 +132,19 @@ fn profiles_apply_to_traffic_connections_as_to_flows() {
     assert_eq!(e.field, "traffic[0].profile");
     assert!(e.to_string().contains("did you mean \"modern\""), "{e}");
 }
+
+#[test]
+fn modern_profile_keeps_a_linux_variants_own_rto() {
+    use tcplab_tcp::config::TimerModel;
+    // `modern` (CUBIC as Linux) runs Linux's RTT estimator and RTO (`timer = "linux"`); the
+    // profile used to replace it with RFC 6298 (200 ms minimum) on every flow. Other variants
+    // still get RFC 6298 with Linux's 200 ms minimum from the profile.
+    let timer = |variant: &str| {
+        let text = path("profile = \"modern\"", "").replace("variant = \"newreno\"", &format!("variant = \"{variant}\""));
+        let (sim, _) = prepare(&text, "p.toml", None, &[]).unwrap_or_else(|e| panic!("{e}"));
+        sim.tcp[0].ep[0].config().timer_model
+    };
+    assert!(matches!(timer("modern"), TimerModel::Linux { min_rto: 200_000_000, .. }), "{:?}", timer("modern"));
+    assert!(matches!(timer("bbr"), TimerModel::Linux { .. }));
+    assert!(matches!(timer("newreno"), TimerModel::Fine { min_rto: 200_000_000, granularity: 1_000_000, .. }), "{:?}", timer("newreno"));
+}
