@@ -88,3 +88,18 @@ def test_version_is_the_stores_code_version():
     if rev:
         # The core records the commit it was built from (a build older than HEAD says so too).
         assert re.fullmatch(r"source revision [0-9a-f]{40} \(built from .*\)", second), second
+
+
+def test_new_two_lan_writes_the_thesis_network_that_runs_on_ethernets(tmp_path):
+    # Issue 25: `tcplab new two-lan` starts a scenario from the two-Ethernet template.
+    listing = cli("new", cwd=tmp_path)
+    assert listing.returncode == 0 and re.search(r"^  two-lan\s+\S", listing.stdout, re.M), listing.stdout
+    p = cli("new", "two-lan", ".", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    written = tmp_path / "two-lan.toml"
+    assert written.read_text() == (ROOT / "scenarios" / "examples" / "two-lan.toml").read_text()
+    assert len(tomllib.loads(written.read_text())["lan"]) == 2
+    import tcplab
+    s = tcplab.run(written, seed=1).summary
+    assert [l["access"] for l in s["lans"]] == ["ethernet", "ethernet"] and all(l["frames"] > 0 for l in s["lans"])
+    assert cli("new", "no-such-template", cwd=tmp_path).returncode != 0

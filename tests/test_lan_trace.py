@@ -41,3 +41,16 @@ def test_without_trace_it_says_how_to_get_one():
     assert "medium_trace" not in lan
     with pytest.raises(ValueError, match="trace = true"):
         medium_states(lan)
+
+
+def test_medium_is_another_name_of_lan():
+    lan = _segment(False)
+    text = lan.to_toml()
+    assert "lan" in text
+    medium = Scenario.from_toml(text.replace("lan = [", "medium = [").replace("[[lan]]", "[[medium]]"))
+    assert "medium" in medium.data and "lan" not in medium.data
+    a, b = run(lan).summary, run(medium).summary
+    assert a["lans"] == b["lans"] and a["lans"][0]["collisions"] > 10
+    # The builder adds to the table the scenario already uses, by either method name.
+    medium.add_node("h5", "host").add_node("h6", "host").add_medium("seg2", ["h5", "h6"])
+    assert [m["name"] for m in medium.data["medium"]] == ["seg", "seg2"] and "lan" not in medium.data

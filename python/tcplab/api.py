@@ -112,11 +112,17 @@ class Scenario:
         return self
 
     def add_lan(self, name: str, nodes: list[str], **kw: Any) -> "Scenario":
-        """A shared medium (`[[lan]]`, docs/ethernet.md): 10 Mbit/s Ethernet unless `kw` says otherwise."""
+        """A shared medium (`[[lan]]`, docs/ethernet.md): 10 Mbit/s Ethernet unless `kw` says otherwise.
+
+        `[[medium]]` is another name of the table: a scenario loaded with `[[medium]]` tables
+        gets the new one among them (one file uses one of the two names)."""
         data = self.data  # parse a loaded text before forgetting it
         self._text = None
-        data.setdefault("lan", []).append({"name": name, "nodes": list(nodes), **kw})
+        key = "medium" if "medium" in data and "lan" not in data else "lan"
+        data.setdefault(key, []).append({"name": name, "nodes": list(nodes), **kw})
         return self
+
+    add_medium = add_lan
 
     def add_udp(self, name: str, src: str, dst: str, **kw: Any) -> "Scenario":
         data = self.data  # parse a loaded text before forgetting it

@@ -40,7 +40,9 @@ def run_variant(sp, v: dict, seeds: list[int], metrics: list[str], extra: dict |
     from tcplab.sweep import axis_points
     scen = (sp.folder / v["scenario"]) if v.get("scenario") else sp.scenario
     out: dict[str, list[float]] = {m: [] for m in metrics}
+    at = v.get("axis_at", {})   # a variant whose scenario holds an axis' item elsewhere (`*-p2p` rows)
     for point in axis_points(sp.axes, sp.mode):
+        point = {at.get(k, k): x for k, x in point.items()}
         for seed in seeds:
             s = tcplab.run(scen, seed=seed, overrides={**v.get("set", {}), **point, **(extra or {})}).summary
             try:

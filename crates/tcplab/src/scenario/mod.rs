@@ -127,8 +127,9 @@ fn syntax_check(text: &str, file: &str) -> Result<(), ScenarioError> {
 /// Find the line where the item at `path` (e.g. `links[2].delay`) is written: the deepest part
 /// of the path that exists in the document (the key if present, else its table).
 pub fn locate(text: &str, path: &str) -> Option<usize> {
-    let segs = parse_path(path).ok()?;
+    let mut segs = parse_path(path).ok()?;
     let doc = toml_edit::ImDocument::parse(text).ok()?;
+    alias_medium(&mut segs, |k| doc.as_table().contains_key(k));
     let mut best: Option<usize> = None;
     let mut note = |span: Option<std::ops::Range<usize>>| {
         if let Some(sp) = span {
@@ -164,6 +165,23 @@ pub fn locate(text: &str, path: &str) -> Option<usize> {
     best.map(|off| line_of_offset(text, off))
 }
 
+/// `[[medium]]` is another name of `[[lan]]` (issue 25 names both): a path that starts with the
+/// name the document does not use is read with the one it does, so `--set medium[0].rate=...`
+/// edits a file written with `[[lan]]` (and the reverse), and an error in `lan[0]` is located in
+/// a file written with `[[medium]]`.
+pub(crate) fn alias_medium(segs: &mut [Seg], has: impl Fn(&str) -> bool) {
+    if let Some(Seg::Key(k)) = segs.first_mut() {
+        let other = match k.as_str() {
+            "lan" => "medium",
+            "medium" => "lan",
+            _ => return,
+        };
+        if !has(k) && has(other) {
+            *k = other.to_string();
+        }
+    }
+}
+
 /// Apply `--set KEY=VALUE` overrides to the TOML text. VALUE is read as a TOML value when it is
 /// one (number, boolean, quoted string, inline table or array), otherwise as a bare string, so
 /// `--set links[0].delay=20ms` works without quotes.
@@ -181,7 +199,8 @@ pub fn apply_overrides(text: &str, file: &str, overrides: &[String]) -> Result<S
             .split_once('=')
             .ok_or_else(|| err("--set", format!("expected KEY=VALUE, got {ov:?}")))?;
         let key = key.trim();
-        let segs = parse_path(key).map_err(|m| err("--set", m))?;
+        let mut segs = parse_path(key).map_err(|m| err("--set", m))?;
+        alias_medium(&mut segs, |k| doc.as_table().contains_key(k));
         let value: toml_edit::Value = match value.trim().parse::<toml_edit::Value>() {
             Ok(v) => v,
             Err(_) => toml_edit::Value::from(value.trim()),
@@ -376,9 +395,12 @@ pub fn relocate(mut e: ScenarioError, original: &str, overrides: &[String]) -> S
 pub(crate) fn relocate_message(message: String, field: &str, overrides: &[String]) -> String {
     let touched = overrides.iter().find(|ov| {
         let key = ov.split_once('=').map_or(ov.as_str(), |(k, _)| k.trim());
-        let Ok(segs) = parse_path(key) else { return false };
+        let Ok(mut segs) = parse_path(key) else { return false };
+        // `medium[0].x` and `lan[0].x` are one field (see `alias_medium`).
+        alias_medium(&mut segs, |k| k == "lan");
         let key = path_string(&segs);
-        let f = field;
+        let f = field.strip_prefix("medium").map_or(field.to_string(), |r| format!("lan{r}"));
+        let f = f.as_str();
         !f.is_empty()
             && (f == key
                 || f.starts_with(&format!("{key}."))
@@ -395,7 +417,17 @@ pub(crate) fn relocate_message(message: String, field: &str, overrides: &[String
 /// The JSON Schema of the scenario format.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(Scenario);
-    serde_json::to_string_pretty(&schema).expect("schema serializes")
+    let mut v = serde_json::to_value(&schema).expect("schema serializes");
+    // schemars does not list serde aliases: `medium` is `lan` by another name (`alias_medium`).
+    if let Some(props) = v.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        if let Some(mut lan) = props.get("lan").cloned() {
+            if let Some(o) = lan.as_object_mut() {
+                o.insert("description".into(), "Another name of `lan` (a file uses one of the two).".into());
+            }
+            props.insert("medium".into(), lan);
+        }
+    }
+    serde_json::to_string_pretty(&v).expect("schema serializes")
 }
 
 #[cfg(test)]
@@ -446,6 +478,14 @@ mod tests {
         let sc = parse(&text, "q.toml").unwrap();
         assert_eq!(sc.links[1].ba.as_ref().and_then(|o| o.delay).map(|d| d.0 .0), Some(2_000_000));
         assert!(sc.links[0].queue.is_some() && sc.links[1].queue.is_none() && sc.links[0].ab.is_none());
+    }
+
+    #[test]
+    fn the_schema_admits_medium_as_lan() {
+        let v: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let p = &v["properties"];
+        assert_eq!(p["medium"]["items"], p["lan"]["items"]);
+        assert!(p["medium"]["description"].as_str().unwrap().contains("lan"));
     }
 
     #[test]

@@ -107,8 +107,9 @@ pub struct Scenario {
     /// Point-to-point links (a scenario made only of `[[lan]]` segments may have none).
     #[serde(default)]
     pub links: Vec<LinkCfg>,
-    /// Shared media (Ethernet segments, multiple-access links): `docs/ethernet.md`.
-    #[serde(default)]
+    /// Shared media (Ethernet segments, multiple-access links): `docs/ethernet.md`. The table
+    /// may also be written `[[medium]]` (issue 25 names both); one file uses one of the two names.
+    #[serde(default, alias = "medium")]
     pub lan: Vec<LanCfg>,
     /// UDP-like traffic sources.
     #[serde(default)]

@@ -212,3 +212,41 @@ fn positions_set_each_pairs_distance_and_bad_ones_are_located() {
     assert_eq!(e.field, "lan[0].positions");
     assert!(e.message.contains("collisions would go undetected"), "{}", e.message);
 }
+
+#[test]
+fn medium_is_another_name_of_lan() {
+    // The same segment written `[[medium]]` runs identically, byte for byte.
+    let lan = segment(3, "", &(cbr("u", "h1", "h2", "1000B", "20Mbps") + &cbr("v", "h3", "h2", "1000B", "20Mbps")), "100ms");
+    let medium = lan.replace("[[lan]]", "[[medium]]");
+    assert_ne!(lan, medium);
+    let (a, b) = (run(&lan, 3), run(&medium, 3));
+    assert!(a.summary.lans[0].collisions > 0);
+    assert_eq!(summary_without_wall(&a), summary_without_wall(&b));
+    // `--set` reaches the table by either name, whichever the file uses.
+    for text in [&lan, &medium] {
+        for key in ["lan", "medium"] {
+            let e = match prepare(text, "lan.toml", None, &[format!("{key}[0].rate=0bps")]) {
+                Ok(_) => panic!("expected an error"),
+                Err(e) => e,
+            };
+            // Named as the file writes the table (the rate is checked where the file is read).
+            let want = if text.contains("[[medium]]") { "medium[0].rate" } else { "lan[0].rate" };
+            assert_eq!(e.field, want, "{key}");
+            assert!(e.message.contains(&format!("(from --set {key}[0].rate=0bps)")), "{}", e.message);
+        }
+    }
+    // Errors are located in a file written `[[medium]]`: one found reading the file names the
+    // table as written, one found building the network names it `lan` (a host on two segments).
+    let text = medium.replace("nodes = [", "rate = \"0bps\"\nnodes = [");
+    let e = error(&text);
+    assert_eq!(e.field, "medium[0].rate");
+    assert_eq!(e.line, Some(line_of(&text, "rate = \"0bps\"")));
+    let text = medium.clone() + "[[medium]]\nname = \"other\"\nnodes = [\"h1\", \"h2\"]\n";
+    let e = error(&text);
+    assert_eq!(e.field, "lan[1].nodes[0]");
+    assert!(e.message.contains("one interface"), "{}", e.message);
+    assert_eq!(e.line, Some(line_of(&text, "name = \"other\"") + 1));
+    // One file, one name: both tables at once is an error, not a silent merge.
+    let both = lan.clone() + "[[medium]]\nname = \"other\"\nnodes = [\"h1\", \"h2\"]\n";
+    assert!(prepare(&both, "lan.toml", None, &[]).is_err());
+}
