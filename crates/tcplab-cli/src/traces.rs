@@ -29,6 +29,16 @@ use crate::Failure;
 /// zstd's level for the trace files: polars' default, so both paths write files of one size.
 const PARQUET_ZSTD_LEVEL: i32 = 3;
 
+/// zstd's level for a table that never filled a row group (its whole file is written at the end
+/// of the run). The parquet crate compresses each page through a streaming zstd encoder that
+/// does not know the page's size, so the context is sized for the level's whole window: 3.7 MB
+/// at level 3 (2 MB window), which was 3.66 MB of a 16-flow run's 4.65 MB heap peak when
+/// queue_intervals.parquet was written. Level 1's window is 512 KB (context ~0.9 MB); a small
+/// table compresses to within a few per cent of level 3's size. Still zstd, so polars and
+/// duckdb read it as before; the level depends only on the row count, so files stay
+/// deterministic.
+const PARQUET_ZSTD_LEVEL_SMALL: i32 = 1;
+
 /// Rows per row group: the bound on each table's buffer (~64 K rows, a few MB).
 pub const ROW_GROUP_ROWS: usize = tcplab::run::STREAM_ROW_GROUP_ROWS as usize;
 
@@ -121,15 +131,20 @@ impl Table {
     }
 
     fn write_group(&mut self) -> Result<(), parquet::errors::ParquetError> {
+        self.write_group_at(PARQUET_ZSTD_LEVEL)
+    }
+
+    /// Write the buffered rows as a row group; `level` is the zstd level if this creates the file.
+    fn write_group_at(&mut self, level: i32) -> Result<(), parquet::errors::ParquetError> {
         if self.rows == 0 {
             return Ok(());
         }
         self.group_rows_by_key();
         if self.writer.is_none() {
-            // zstd as polars writes it (its level 3), and no dictionary for the float columns
+            // zstd as polars writes it (its level 3; 1 for a small table), and no dictionary for the float columns
             // (times, rates: nearly all distinct, so a dictionary only adds bytes), as polars.
             let mut props = WriterProperties::builder()
-                .set_compression(Compression::ZSTD(ZstdLevel::try_new(PARQUET_ZSTD_LEVEL).expect("a valid zstd level")))
+                .set_compression(Compression::ZSTD(ZstdLevel::try_new(level).expect("a valid zstd level")))
                 .set_statistics_enabled(EnabledStatistics::None)
                 .set_data_page_row_count_limit(ROW_GROUP_ROWS) // pages end at 1 MB, not 20 K rows
                 .set_created_by(format!("tcplab {}", tcplab::VERSION));
@@ -192,7 +207,8 @@ impl Table {
 
     /// Write what is left and the footer; the file's name if it has one.
     fn finish(&mut self) -> Result<Option<&'static str>, parquet::errors::ParquetError> {
-        self.write_group()?;
+        // a table that never filled a row group is written whole here: the small context
+        self.write_group_at(PARQUET_ZSTD_LEVEL_SMALL)?;
         match self.writer.take() {
             Some(w) => {
                 w.close()?;
@@ -212,6 +228,10 @@ pub struct TraceFiles {
     conn_names: Vec<ByteArray>,
     link_names: Vec<ByteArray>,
     flow_names: Vec<ByteArray>,
+    /// The static connections' traced endpoints (connection, side), in connection order: the only
+    /// ones a drain visits (an untraced endpoint has no trace to take, and visiting all 8,192 of a
+    /// 4,096-flow run's endpoints at every slice cost instructions for nothing).
+    traced_eps: Vec<(u32, u8)>,
     words: Words,
 }
 
@@ -263,6 +283,11 @@ impl TraceFiles {
             conn_names: sim.tcp[..sim.static_tcp].iter().map(|c| b(&c.name)).collect(),
             link_names: sim.links.iter().map(|l| b(&l.name)).collect(),
             flow_names: (0..flows).map(|f| b(sim.trace_flow_name(f))).collect(),
+            traced_eps: sim.tcp[..sim.static_tcp]
+                .iter()
+                .enumerate()
+                .flat_map(|(ci, c)| c.ep.iter().enumerate().filter(|(_, ep)| ep.config().trace).map(move |(s, _)| (ci as u32, s as u8)))
+                .collect(),
             words: Words {
                 sides: [b("snd"), b("rcv")],
                 tcp_kinds: tcplab::tcp::TraceKind::ALL.iter().map(|k| b(k.name())).collect(),
@@ -286,10 +311,10 @@ impl TraceFiles {
     }
 
     fn drain_inner(&mut self, sim: &mut Simulation) -> Result<(), parquet::errors::ParquetError> {
-        let n_static = sim.static_tcp;
-        for (ci, c) in sim.tcp[..n_static].iter_mut().enumerate() {
-            for (s, ep) in c.ep.iter_mut().enumerate() {
-                let tr = ep.take_trace();
+        for &(ci, s) in &self.traced_eps {
+            let (ci, s) = (ci as usize, s as usize);
+            {
+                let tr = sim.tcp[ci].ep[s].take_trace();
                 let conn = &self.conn_names[ci];
                 for i in 0..tr.len() {
                     let t = &mut self.tcp;
