@@ -166,3 +166,24 @@ def test_plot_and_report_end_with_their_output_flushed_and_files_complete(run6, 
     assert p.stdout == f"{html}\n" and html.read_text().endswith("</html>\n")
     p = _python_cli("plot", run6, "--conn", "nosuch")
     assert p.returncode == 2 and p.stderr.startswith("error: ") and p.stdout == ""
+
+
+def test_queue_bars_from_the_monitor_equal_those_from_the_per_packet_trace(run6):
+    """RunData.queue(link, interval) takes the link monitor's interval series when the interval is a
+    whole number of monitor intervals: the same min, max and average as from the trace."""
+    from tcplab.rundir import queue_intervals
+    run = RunData.load(run6)
+    for link in (run.bottleneck, "s0->left", "right->left"):
+        ev = run.link_events(link)
+        for interval in (0.1, 0.5, 1.0):
+            got = run._queue_from_monitor(link, interval)
+            assert got is not None, (link, interval)
+            want = queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval, run.sim_end_s)
+            assert got["t_s"].to_list() == want["t_s"].to_list()
+            for c in ("min_pkts", "max_pkts"):
+                assert got[c].to_list() == want[c].to_list(), (link, interval, c)
+            assert np.allclose(got["avg_pkts"].to_numpy(), want["avg_pkts"].to_numpy(), rtol=1e-9, atol=1e-9)
+    assert run.queue(run.bottleneck, interval=0.5)["max_pkts"].max() > 0
+    # not a whole number of monitor intervals: from the trace
+    assert run._queue_from_monitor(run.bottleneck, 0.15) is None
+    assert run.queue(run.bottleneck, interval=0.15).height == 400
