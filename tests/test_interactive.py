@@ -187,3 +187,11 @@ def test_queue_bars_from_the_monitor_equal_those_from_the_per_packet_trace(run6)
     # not a whole number of monitor intervals: from the trace
     assert run._queue_from_monitor(run.bottleneck, 0.15) is None
     assert run.queue(run.bottleneck, interval=0.15).height == 400
+
+
+def test_long_paths_drop_only_the_linetos_svg_implies():
+    """The report's long paths leave out an L after an M or L pair (an implicit lineto), never
+    after a curve or a closepath, where it is not implied."""
+    from tcplab.report.figures import _implicit_lineto
+    assert _implicit_lineto("M 1 2 L 3 4 L 5 6 M 7 8 L 9 10".split()) == "M 1 2 3 4 5 6 M 7 8 9 10"
+    assert _implicit_lineto("M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 L 9 9".split()) == "M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 9 9"
