@@ -18,6 +18,8 @@ $(VENV)/bin/python:
 $(VENV)/.deps-stamp: requirements.txt | $(VENV)/bin/python
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
+	# matplotlib's font cache, built once here rather than by a user's first `tcplab plot` (seconds)
+	MPLBACKEND=Agg $(BIN)/python -c "import matplotlib.font_manager"
 	touch $@
 
 # Build the Rust core (release) and install the package into the venv (editable: python/ is used in place).

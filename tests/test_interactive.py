@@ -115,3 +115,83 @@ def test_bench_json_gives_process_time_rss_and_events():
     assert case["events"] > 0 and case["process_s"] > case["process_core_wall_s"] > 0
     # the native `tcplab run` peaks at a few MB (9 MB here); the simulation alone needs more than 1 MB
     assert case["process_peak_rss_bytes"] > 2**20 and case["instructions_per_event"] is None
+
+
+def _sub_help(parser, name: str) -> str:
+    import argparse
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[name].format_help()
+
+
+def test_a_commands_own_parser_prints_the_same_help_and_parses_the_same():
+    """main() builds only the named command's sub-parser (issue 28): its help, and what it makes of
+    a command line, are those of the whole parser's."""
+    from tcplab.cli import COMMANDS, build_parser
+    whole = build_parser()
+    for name in COMMANDS:
+        own = build_parser(name)
+        assert _sub_help(own, name) == _sub_help(whole, name), name
+    line = ["plot", "runs/x", "--kind", "queue", "--from", "2.5", "--to", "4s", "--format", "svg"]
+    a, b = vars(whole.parse_args(line)), vars(build_parser("plot").parse_args(line))
+    assert a == b and b["t_to"] == 4.0
+
+
+def _python_cli(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tcplab", *map(str, args)], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+def test_top_help_and_unknown_command_still_list_every_command():
+    from tcplab.cli import COMMANDS
+    p = _python_cli("--help")
+    assert p.returncode == 0
+    for name in COMMANDS:
+        assert f"    {name}" in p.stdout, name
+    p = _python_cli("plotz", "x")
+    assert p.returncode == 2 and "invalid choice: 'plotz'" in p.stderr and "validate-linux" in p.stderr
+
+
+def test_plot_and_report_end_with_their_output_flushed_and_files_complete(run6, tmp_path):
+    """plot and report leave without the interpreter's teardown (os._exit): what they print
+    reaches a pipe, the files are whole, and the exit status is the command's."""
+    png = tmp_path / "q.png"
+    p = _python_cli("plot", run6, "--kind", "queue", "--out", png)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"{png}\n"
+    data = png.read_bytes()
+    assert data.startswith(b"\x89PNG") and data.endswith(b"IEND\xaeB`\x82")
+    html = tmp_path / "r.html"
+    p = _python_cli("report", run6, "--out", html)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"{html}\n" and html.read_text().endswith("</html>\n")
+    p = _python_cli("plot", run6, "--conn", "nosuch")
+    assert p.returncode == 2 and p.stderr.startswith("error: ") and p.stdout == ""
+
+
+def test_queue_bars_from_the_monitor_equal_those_from_the_per_packet_trace(run6):
+    """RunData.queue(link, interval) takes the link monitor's interval series when the interval is a
+    whole number of monitor intervals: the same min, max and average as from the trace."""
+    from tcplab.rundir import queue_intervals
+    run = RunData.load(run6)
+    for link in (run.bottleneck, "s0->left", "right->left"):
+        ev = run.link_events(link)
+        for interval in (0.1, 0.5, 1.0):
+            got = run._queue_from_monitor(link, interval)
+            assert got is not None, (link, interval)
+            want = queue_intervals(ev["t_s"].to_numpy(), ev["qlen_pkts"].to_numpy(), interval, run.sim_end_s)
+            assert got["t_s"].to_list() == want["t_s"].to_list()
+            for c in ("min_pkts", "max_pkts"):
+                assert got[c].to_list() == want[c].to_list(), (link, interval, c)
+            assert np.allclose(got["avg_pkts"].to_numpy(), want["avg_pkts"].to_numpy(), rtol=1e-9, atol=1e-9)
+    assert run.queue(run.bottleneck, interval=0.5)["max_pkts"].max() > 0
+    # not a whole number of monitor intervals: from the trace
+    assert run._queue_from_monitor(run.bottleneck, 0.15) is None
+    assert run.queue(run.bottleneck, interval=0.15).height == 400
+
+
+def test_long_paths_drop_only_the_linetos_svg_implies():
+    """The report's long paths leave out an L after an M or L pair (an implicit lineto), never
+    after a curve or a closepath, where it is not implied."""
+    from tcplab.report.figures import _implicit_lineto
+    assert _implicit_lineto("M 1 2 L 3 4 L 5 6 M 7 8 L 9 10".split()) == "M 1 2 3 4 5 6 M 7 8 9 10"
+    assert _implicit_lineto("M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 L 9 9".split()) == "M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 9 9"

@@ -35,13 +35,18 @@ def print_summary(s: dict, file=None, show_all: bool = False) -> None:
     p(s, file=file, show_all=show_all)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only`` (a name in :data:`COMMANDS`), the top level with that one
+    command's sub-parser, which parses that command's lines and prints its help exactly as the
+    whole parser does (a sub-parser's prog, usage and help do not depend on its siblings), without
+    importing the other 18 command modules (issue 28: a plot at interactive speed)."""
     p = argparse.ArgumentParser(prog="tcplab", description="tcplab: packet-level network simulator and laboratory for TCP congestion control.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+        if only is None or name == only:
+            importlib.import_module(f"{__name__}.{name}").add_parser(sub)
     return p
 
 
@@ -57,6 +62,14 @@ def _one_line(e: BaseException) -> str:
     return lines[0] if lines else type(e).__name__
 
 
+def _located_errors() -> tuple[type[BaseException], ...]:
+    """The errors that carry their location (scenario file, sweep file): imported only when an
+    exception arrives, since the sweep package costs a plot a tenth of its start (issue 28)."""
+    from .._core import ScenarioError
+    from ..sweep.spec import SweepError
+    return (ScenarioError, SweepError)
+
+
 def _polars_error() -> type[BaseException]:
     try:
         import polars as pl
@@ -65,19 +78,28 @@ def _polars_error() -> type[BaseException]:
         return OSError
 
 
-_PARSER: argparse.ArgumentParser | None = None
+#: Parsers built so far, by the command they were built for (None: every command). Each built once:
+#: the fuzz target calls main() thousands of times.
+_PARSERS: dict[str | None, argparse.ArgumentParser] = {}
+
+
+def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """A line that starts with a command's name needs only that command's sub-parser (the top level
+    takes no option after the command); any other line (``--help``, ``--version``, no or an unknown
+    command) the whole parser, so its help and its errors list every command."""
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    if only not in _PARSERS:
+        _PARSERS[only] = build_parser(only)
+    return _PARSERS[only]
 
 
 def main(argv: list[str] | None = None) -> int:
-    global _PARSER
-    if _PARSER is None:  # built once: the fuzz target calls main() thousands of times
-        _PARSER = build_parser()
-    args = _PARSER.parse_args(argv)
-    from .._core import ScenarioError
-    from ..sweep.spec import SweepError
+    if argv is None:
+        argv = sys.argv[1:]
+    args = _parser_for(list(argv)).parse_args(argv)
     try:
         return args.fn(args) or 0
-    except (ScenarioError, SweepError) as e:
+    except _located_errors() as e:  # evaluated only when an exception arrives here
         print("error: " + "; ".join(l.strip() for l in str(e).splitlines() if l.strip()), file=sys.stderr)
         return 2
     except FileNotFoundError as e:

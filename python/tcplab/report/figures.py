@@ -90,7 +90,7 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
     # decimals) on one line, under half the bytes; a tenth of a point (0.14 px of an 800 px graph)
     # stays under a pixel at 4x zoom. Short paths keep matplotlib's precision.
     svg = re.sub(r'\bd="([^"]{%d,})"' % LONG_PATH_CHARS,
-                 lambda m: 'd="' + re.sub(r"\s+", " ", re.sub(r"(\.\d)\d+", r"\1", m.group(1))).strip() + '"', svg)
+                 lambda m: 'd="' + _implicit_lineto(re.sub(r"(\.\d)\d+", r"\1", m.group(1)).split()) + '"', svg)
     W, H = (float(v) * 72.0 for v in fig.get_size_inches())
     meta = {"uid": uid, "w": W, "h": H, "axes": []}
     for i, ax in enumerate(axes):
@@ -99,6 +99,22 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
         meta["axes"].append({"g": f"zax{i}", "x0": round(pos.x0 * W, 4), "x1": round(pos.x1 * W, 4),
                              "y0": round((1 - pos.y1) * H, 4), "y1": round((1 - pos.y0) * H, 4), "t0": t0, "t1": t1})
     return svg, meta
+
+
+def _implicit_lineto(tok: list[str]) -> str:
+    """Path tokens joined by one space, without the ``L`` that repeats a moveto's or lineto's own
+    command (SVG: coordinate pairs after M or L are implicit linetos): the same path, a sixth fewer
+    bytes on a long series. The zoom script still reads every number as alternating x and y."""
+    out: list[str] = []
+    cmd = ""
+    for i, t in enumerate(tok):
+        if len(t) == 1 and t.isalpha():
+            if t == "L" and cmd in ("M", "L") and i > 0 and not tok[i - 1].isalpha():
+                cmd = "L"
+                continue
+            cmd = t
+        out.append(t)
+    return " ".join(out)
 
 
 def _marker_count(fig) -> int:
