@@ -201,6 +201,9 @@ pub struct Medium {
     /// The medium trace when enabled (`Some`): every transmission, in the order they ended.
     pub trace: Option<Vec<Span>>,
     pub trace_truncated: bool,
+    /// FIFO access: the last frame size's medium time (spares `frame_time`'s division; the
+    /// value is the function's own, so results are unchanged).
+    frame_memo: crate::net::link::TxMemo,
     /// Requests to the owner, drained after every call.
     pub out: Vec<MediumOut>,
 }
@@ -208,7 +211,7 @@ pub struct Medium {
 impl Medium {
     pub fn new(name: String, params: MediumParams, stations: usize, rng: StreamRng) -> Medium {
         let st = Station { state: State::Idle, gen: 0, attempts: 0, frame: SimTime::ZERO, last_end: SimTime::ZERO, detect_at: SimTime::MAX, start: SimTime::ZERO, owner: 0 };
-        Medium { name, params, stations: vec![st; stations], txs: Vec::new(), free_at: SimTime::ZERO, deferring: 0, rng, counters: MediumCounters::default(), trace: None, trace_truncated: false, out: Vec::new() }
+        Medium { name, params, stations: vec![st; stations], txs: Vec::new(), free_at: SimTime::ZERO, deferring: 0, rng, counters: MediumCounters::default(), trace: None, trace_truncated: false, frame_memo: Default::default(), out: Vec::new() }
     }
 
     pub fn n_stations(&self) -> usize {
@@ -242,7 +245,7 @@ impl Medium {
     #[inline]
     pub fn fifo_reserve(&mut self, now: SimTime, station: u32, size: u32, owner: u32) -> SimTime {
         debug_assert_eq!(self.params.access, Access::Fifo);
-        let frame = self.params.frame_time(size);
+        let frame = self.frame_time_memo(size);
         let start = now.max(self.free_at);
         let end = start + frame;
         self.free_at = end + self.params.gap;
@@ -255,10 +258,17 @@ impl Medium {
         end
     }
 
+    /// [`MediumParams::frame_time`] through the medium's one-entry memo (the FIFO per-frame path).
+    #[inline]
+    fn frame_time_memo(&mut self, size: u32) -> SimTime {
+        let params = &self.params;
+        SimTime(self.frame_memo.time(size, |b| params.frame_time(b).0))
+    }
+
     /// FIFO access: [`Medium::fifo_reserve`] if `station` is idle (`None`: it has a frame in hand).
     #[inline]
     pub fn fifo_try_reserve(&mut self, now: SimTime, station: u32, size: u32, owner: u32) -> Option<SimTime> {
-        let frame = self.params.frame_time(size);
+        let frame = self.frame_time_memo(size);
         let s = &mut self.stations[station as usize];
         if s.state != State::Idle {
             return None;

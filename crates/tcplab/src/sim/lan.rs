@@ -32,6 +32,7 @@ pub struct Lan {
 impl Simulation {
     /// Link direction `l` (on a LAN) has put a frame of `size` bytes on its transmitter: it waits
     /// for the medium.
+    #[inline]
     pub(crate) fn lan_ready(&mut self, now: SimTime, l: u32, size: u32) {
         let packed = self.links[l as usize].lan;
         debug_assert_ne!(packed, crate::net::link::NO_LAN);
