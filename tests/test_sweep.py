@@ -19,6 +19,7 @@ from tcplab.analysis import describe, dominant_periods, jain_index, paired_ratio
 from tcplab.bench import stored_rows
 from tcplab.store import Store
 from tcplab.sweep import run_sweep
+from tcplab.sweep.spec import load_sweep
 
 from scenario_fixtures import fixture_text
 
@@ -32,6 +33,25 @@ def write_sweep(tmp: Path, seeds: str = "[1, 2, 3]", extra: str = "", axes: str 
     axes = axes if axes is not None else '"tcp[0].variant" = ["reno", "vegas"]'
     p.write_text(f'title = "t"\nscenario = "{BRAKMO}"\nseeds = {seeds}\nbuckets = "1s"\n{extra}\n[axes]\n{axes}\n')
     return p
+
+
+def write_interruptible_sweep(tmp: Path) -> tuple[Path, Path]:
+    """200 quick runs (Reno and Vegas × 100 seeds) followed by 100 long ones, and the same sweep
+    without the long tail. The tests that interrupt a sweep wait for some quick runs to finish; the
+    tail (~1 s a run) keeps the runner busy until the signal comes however slowly the test's own
+    process is scheduled (with 200 quick runs alone, a loaded machine once let the sweep finish
+    before the test saw it start). The rerun completes the quick set, whose runs have the same
+    hashes in both files (same resolved scenario and seed)."""
+    zipped = '"tcp[0].variant" = [{v}]\n"tcp[0].bytes" = [{b}]\n"run.duration" = [{d}]\n'
+    # one file name (the sweep's name, stored with each run) in two folders
+    (tmp / "with_tail").mkdir()
+    (tmp / "quick").mkdir()
+    with_tail = write_sweep(tmp / "with_tail", seeds="{ from = 1, count = 100 }", extra='mode = "zip"',
+                            axes=zipped.format(v='"reno", "vegas", "reno"', b='"1MB", "1MB", "100MB"',
+                                               d='"60s", "60s", "1200s"'))
+    quick = write_sweep(tmp / "quick", seeds="{ from = 1, count = 100 }", extra='mode = "zip"',
+                        axes=zipped.format(v='"reno", "vegas"', b='"1MB", "1MB"', d='"60s", "60s"'))
+    return with_tail, quick
 
 
 # Analysis helpers ---------------------------------------------------------------------------------
@@ -173,9 +193,10 @@ def test_table_cli_and_plot(small_sweeps, tmp_path):
 def test_sigkill_mid_sweep_then_resume(tmp_path):
     """kill -9 the runner (and its workers) mid-sweep; the rerun completes the set, stores no
     duplicate or broken row, and does not run again what the killed session had committed."""
-    sw = write_sweep(tmp_path, seeds="{ from = 1, count = 100 }")
+    with_tail, sw = write_interruptible_sweep(tmp_path)
+    quick = {t.hash for t in load_sweep(sw).tasks}
     out = tmp_path / "out"
-    proc = subprocess.Popen(TCPLAB + ["sweep", str(sw), "--out", str(out), "--jobs", "2"], cwd=ROOT,
+    proc = subprocess.Popen(TCPLAB + ["sweep", str(with_tail), "--out", str(out), "--jobs", "2"], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     log = out / "executed.log"
     progress = out / "progress.json"     # the parent's account of what it has committed
@@ -193,6 +214,7 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
     with Store(out / "results.duckdb") as st:
         committed = st.stored_hashes()
         first_session = {s for (s,) in st.con.execute("SELECT DISTINCT session FROM runs").fetchall()}
+    assert committed <= quick, "a long run of the tail finished before the kill"
     assert 0 < len(committed) < 200 and len(first_session) == 1
 
     p = subprocess.run(TCPLAB + ["sweep", str(sw), "--out", str(out), "--jobs", "2"], cwd=ROOT, capture_output=True, text=True)
@@ -416,9 +438,10 @@ def test_paired_ratios_from_the_store(small_sweeps):
 def test_ctrl_c_stops_cleanly_and_keeps_finished_runs(tmp_path):
     """SIGINT to the runner's process group (Ctrl-C in a terminal): exit status 130, no traceback,
     the runs that reached the parent are committed, and a rerun completes the set."""
-    sw = write_sweep(tmp_path, seeds="{ from = 1, count = 100 }")
+    with_tail, sw = write_interruptible_sweep(tmp_path)
+    quick = {t.hash for t in load_sweep(sw).tasks}
     out = tmp_path / "out"
-    proc = subprocess.Popen(TCPLAB + ["sweep", str(sw), "--out", str(out), "--jobs", "2"], cwd=ROOT,
+    proc = subprocess.Popen(TCPLAB + ["sweep", str(with_tail), "--out", str(out), "--jobs", "2"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     log = out / "executed.log"
     deadline = time.monotonic() + 120
@@ -435,6 +458,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_runs(tmp_path):
         committed = st.stored_hashes()
     # only runs still on their way to the parent at the signal may be lost (a few per worker)
     assert committed <= executed and len(committed) >= 30
+    assert committed <= quick, "a long run of the tail finished before the signal"
     p = subprocess.run(TCPLAB + ["sweep", str(sw), "--out", str(out), "--jobs", "2"], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0 and f"{len(committed)} already stored" in p.stdout, p.stderr
     with Store(out / "results.duckdb", read_only=True) as st:
