@@ -104,6 +104,20 @@ impl Text {
         let qd = queue.map(|l| format!(", queue = {{ limit = {} }}", q(l))).unwrap_or_default();
         self.links.push(format!("{{ a = {}, b = {}, rate = {}, delay = {}{qd} }}", q(a), q(b), q(rate), q(delay)));
     }
+    /// A dumbbell's frame: routers `left` and `right` joined by the bottleneck `(rate, delay,
+    /// queue)`, and `pairs` host pairs `s{i}` → left, right → `d{i}` on access links `(rate, queue)`
+    /// of 1 ms.
+    fn dumbbell(&mut self, pairs: usize, bottleneck: (&str, &str, &str), access: (&str, Option<&str>)) {
+        self.node("left", "router");
+        self.node("right", "router");
+        self.link("left", "right", bottleneck.0, bottleneck.1, Some(bottleneck.2));
+        for i in 0..pairs {
+            self.node(&format!("s{i}"), "host");
+            self.node(&format!("d{i}"), "host");
+            self.link(&format!("s{i}"), "left", access.0, "1ms", access.1);
+            self.link("right", &format!("d{i}"), access.0, "1ms", access.1);
+        }
+    }
     /// `name`, `[run]`'s lines, and any further tables (`[[lan]]`) after the arrays.
     fn finish(self, name: &str, run: &str, tail: &str) -> String {
         let mut s = format!("name = {}\n", q(name));
@@ -124,14 +138,8 @@ impl Text {
 /// n CBR sources at 2 Mb/s (1000-byte packets) through a 30 Mb/s, 20 ms bottleneck (100 packets).
 pub fn udp_dumbbell(n: usize, duration: &str) -> String {
     let mut t = Text::default();
-    t.node("left", "router");
-    t.node("right", "router");
-    t.link("left", "right", "30Mbps", "20ms", Some("100pkts"));
+    t.dumbbell(n, ("30Mbps", "20ms", "100pkts"), ("100Mbps", None));
     for i in 0..n {
-        t.node(&format!("s{i}"), "host");
-        t.node(&format!("d{i}"), "host");
-        t.link(&format!("s{i}"), "left", "100Mbps", "1ms", None);
-        t.link("right", &format!("d{i}"), "100Mbps", "1ms", None);
         t.udp.push(format!(
             "{{ name = \"cbr{i}\", from = \"s{i}\", to = \"d{i}\", pattern = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\", start = \"{i}ms\" }}"
         ));
@@ -199,15 +207,9 @@ impl Dumbbell {
 
     pub fn text(&self) -> String {
         let mut t = Text::default();
-        t.node("left", "router");
-        t.node("right", "router");
-        t.link("left", "right", &self.rate, &self.delay, Some(&self.queue));
+        t.dumbbell(self.n, (&self.rate, &self.delay, &self.queue), (&self.access_rate, Some("1000pkts")));
         let (d, v) = (q(&self.duration), q(&self.variant));
         for i in 0..self.n {
-            t.node(&format!("s{i}"), "host");
-            t.node(&format!("d{i}"), "host");
-            t.link(&format!("s{i}"), "left", &self.access_rate, "1ms", Some("1000pkts"));
-            t.link("right", &format!("d{i}"), &self.access_rate, "1ms", Some("1000pkts"));
             t.tcp.push(format!(
                 "{{ name = \"tcp{i}\", from = \"s{i}\", to = \"d{i}\", variant = {v}, duration = {d}, start = \"{}ms\", mss = \"1448B\", send_buffer = \"1MB\", recv_buffer = \"1MB\", window_scaling = true }}",
                 (i * 7) % 100
@@ -224,15 +226,7 @@ impl Dumbbell {
 pub fn short_transfers(n: usize, hosts: usize, size: &str) -> String {
     let hosts = hosts.max(1);
     let mut t = Text::default();
-    t.node("left", "router");
-    t.node("right", "router");
-    t.link("left", "right", "1Gbps", "10ms", Some("1000pkts"));
-    for h in 0..hosts {
-        t.node(&format!("s{h}"), "host");
-        t.node(&format!("d{h}"), "host");
-        t.link(&format!("s{h}"), "left", "1Gbps", "1ms", Some("1000pkts"));
-        t.link("right", &format!("d{h}"), "1Gbps", "1ms", Some("1000pkts"));
-    }
+    t.dumbbell(hosts, ("1Gbps", "10ms", "1000pkts"), ("1Gbps", Some("1000pkts")));
     let size = q(size);
     for i in 0..n {
         let h = i % hosts;
