@@ -425,7 +425,10 @@ impl Simulation {
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l, size);
+                match lan::solo_frame_end(link, &mut self.lans, now, size) {
+                    Some(end) => self.events.schedule(end, Event::TxDone(l)),
+                    None => self.lan_ready(now, l, size),
+                }
             } else {
                 let t = now + link.tx_time_memo(size);
                 self.events.schedule(t, Event::TxDone(l));
@@ -558,7 +561,10 @@ impl Simulation {
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l, nsize);
+                match lan::solo_frame_end(link, &mut self.lans, now, nsize) {
+                    Some(end) => self.events.schedule(end, Event::TxDone(l)),
+                    None => self.lan_ready(now, l, nsize),
+                }
             } else {
                 let t = now + link.tx_time_memo(nsize);
                 self.events.schedule(t, Event::TxDone(l));
