@@ -427,8 +427,9 @@ fn lan_summaries(sim: &Simulation) -> Vec<LanSummary> {
     let now = sim.now().0.max(1) as f64;
     sim.lans
         .iter()
-        .map(|x| {
-            let c = x.medium.counters;
+        .enumerate()
+        .map(|(i, x)| {
+            let c = x.counters(i as u32, &sim.links);
             let stations: Vec<String> = x.station_nodes.iter().map(|&n| sim.nodes[n as usize].name.clone()).collect();
             let medium_trace = x.medium.trace.as_ref().map(|t| MediumTrace {
                 stations: stations.clone(),

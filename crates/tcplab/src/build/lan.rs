@@ -170,6 +170,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             medium.trace = Some(Vec::new());
         }
         out.push(Lan {
+            solo: access == Access::Fifo && stations.len() == 2 && medium.trace.is_none(),
             fifo: access == Access::Fifo,
             fifo_waiting: 0,
             medium,

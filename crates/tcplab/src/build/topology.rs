@@ -41,7 +41,15 @@ pub(super) fn nodes<'a>(ctx: &Ctx, sc: &'a Scenario, rngs: &RngStreams) -> Resul
             }
             Some(DelayCfg::Normal { mean, stddev }) => ProcessingDelay::Normal(mean.0 .0 as f64, stddev.0 .0 as f64),
         };
+        let delay_on_send = match n.processing_at {
+            None | Some(scenario::ProcessingAt::Arrival) => false,
+            Some(scenario::ProcessingAt::Send) if n.processing_delay.is_none() => {
+                return Err(ctx.err(format!("nodes[{i}].processing_at"), "needs a processing_delay to place"));
+            }
+            Some(scenario::ProcessingAt::Send) => processing != ProcessingDelay::None,
+        };
         nodes.push(Node {
+            delay_on_send,
             name: n.name.clone(),
             kind: match n.kind {
                 scenario::NodeKind::Host => NodeKind::Host,

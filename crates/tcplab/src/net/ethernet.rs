@@ -265,6 +265,20 @@ impl Medium {
         SimTime(self.frame_memo.time(size, |b| params.frame_time(b).0))
     }
 
+    /// FIFO access on a segment whose stations keep no state (`sim::lan::Lan::solo`): a frame
+    /// of medium time `frame` takes the medium at its first free moment; returns its end. The
+    /// frame is counted now (the owner takes off the frames still on the medium when it reads
+    /// the counters).
+    #[inline]
+    pub fn fifo_solo_reserve(&mut self, now: SimTime, frame: SimTime) -> SimTime {
+        debug_assert_eq!(self.params.access, Access::Fifo);
+        let end = now.max(self.free_at) + frame;
+        self.free_at = end + self.params.gap;
+        self.counters.frames += 1;
+        self.counters.frame_ns += frame.0;
+        end
+    }
+
     /// FIFO access: [`Medium::fifo_reserve`] if `station` is idle (`None`: it has a frame in hand).
     #[inline]
     pub fn fifo_try_reserve(&mut self, now: SimTime, station: u32, size: u32, owner: u32) -> Option<SimTime> {

@@ -66,6 +66,9 @@ pub struct Node {
     pub next_link: Vec<u32>,
     pub only_link: Option<u32>,
     pub processing: ProcessingDelay,
+    /// The processing delay falls before the node sends a packet (its own or forwarded), not
+    /// on arrival (`processing_at = "send"`; false when there is no delay).
+    pub delay_on_send: bool,
     pub rng: StreamRng,
     /// End of the processing of the last packet accepted (the node is busy until then).
     pub busy_until: SimTime,

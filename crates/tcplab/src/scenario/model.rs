@@ -261,9 +261,26 @@ pub struct NodeCfg {
     /// "sim" (default) simulates it. `tcplab run` simulates every host.
     #[serde(default)]
     pub stack: Option<NodeStack>,
-    /// Per-packet processing delay on arrival (seed 000 §2.2.2).
+    /// Per-packet processing delay (seed 000 §2.2.2: "periods of time during which the node does
+    /// no other processing"); one packet at a time per node. Where it falls: `processing_at`.
     #[serde(default)]
     pub processing_delay: Option<DelayCfg>,
+    /// Where `processing_delay` falls in a packet's path: "arrival" (default: a packet arriving
+    /// at the node waits it out before the node forwards or delivers it) or "send" (a packet the
+    /// node sends, its own or forwarded, waits it out before it joins the output link's queue;
+    /// packets delivered to the node are not delayed) — seed 000 §6.2.6: "a delay [...] is
+    /// introduced before a packet is sent by the node". Needs `processing_delay`.
+    #[serde(default)]
+    pub processing_at: Option<ProcessingAt>,
+}
+
+/// Where a node's processing delay falls (`nodes[].processing_at`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ProcessingAt {
+    #[default]
+    Arrival,
+    Send,
 }
 
 /// A processing-delay distribution.

@@ -4,13 +4,16 @@
 //! directions take turns at the medium in the order they became ready (`pending`), one frame in
 //! the medium's hands at a time. A frame that gets through ends like any link transmission
 //! (`tx_done`: loss, corruption, then the segment's propagation delay); one dropped after 16
-//! collisions counts as a link loss on its direction and in the LAN's counters.
+//! collisions counts as a link loss on its direction and in the LAN's counters. A FIFO segment
+//! of two stations (one direction each) skips the turn queues and the medium's events: its
+//! frames end as their direction's own `TxDone` ([`solo_frame_end`], same times and order).
 
 use std::collections::VecDeque;
 
 use super::{Event, Simulation};
 use crate::engine::SimTime;
 use crate::net::ethernet::{Medium, MediumOut};
+use crate::net::link::Link;
 use crate::net::packet::DropReason;
 
 pub struct Lan {
@@ -27,6 +30,49 @@ pub struct Lan {
     pub fifo: bool,
     /// FIFO access: how many directions wait in `pending` (all stations together).
     pub fifo_waiting: u32,
+    /// FIFO access on a two-station segment without a medium trace: each station has one link
+    /// direction, so a station has a frame in hand exactly when that direction is transmitting,
+    /// and the medium needs no station state. A frame then takes the medium's first free moment
+    /// when it becomes ready and its end is the direction's own `TxDone`, as on a point-to-point
+    /// link (same times and event order as the general FIFO path, which ends frames by
+    /// `Event::Lan` and hands them to `tx_done` at once). Its counters are kept at reservation:
+    /// [`Lan::counters`] takes off the frames still on the medium.
+    pub solo: bool,
+}
+
+impl Lan {
+    /// The medium's counters as of now: frames sent (ended) and their medium time. A `solo`
+    /// segment counts a frame when it takes the medium, so the frames still on it (their link
+    /// directions are transmitting) come off here.
+    pub fn counters(&self, lan: u32, links: &[crate::net::link::Link]) -> crate::net::ethernet::MediumCounters {
+        let mut c = self.medium.counters;
+        if self.solo {
+            for link in links.iter().filter(|k| k.on_lan().is_some_and(|(x, _)| x == lan)) {
+                if let Some((_, size)) = link.busy {
+                    c.frames -= 1;
+                    c.frame_ns -= self.medium.params.frame_time(size).0;
+                }
+            }
+        }
+        c
+    }
+}
+
+/// A frame of `size` bytes has become ready on `link`, a direction on a LAN: on a `solo`
+/// segment it takes the medium at once, and this returns its end, which the caller schedules
+/// as the direction's `TxDone` (as a point-to-point link does); `None`: the LAN's general path
+/// ([`Simulation::lan_ready`]) handles it. Small and inlined into the per-packet path.
+#[inline(always)]
+pub(crate) fn solo_frame_end(link: &mut Link, lans: &mut [Lan], now: SimTime, size: u32) -> Option<SimTime> {
+    let x = &mut lans[(link.lan >> 16) as usize];
+    if !x.solo {
+        return None;
+    }
+    // The direction's own memo holds its frames' medium time (a LAN direction has no other use
+    // for it: its transmitter time is the medium's).
+    let params = &x.medium.params;
+    let frame = SimTime(link.tx_memo.time(size, |b| params.frame_time(b).0));
+    Some(x.medium.fifo_solo_reserve(now, frame))
 }
 
 impl Simulation {

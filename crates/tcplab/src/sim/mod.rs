@@ -30,6 +30,9 @@ pub enum Event {
     Arrive(u32),
     /// Node processing delay over: hand packet `pkt` to node `node`.
     Processed { node: u32, pkt: PacketId },
+    /// A sending node's processing delay over (`processing_at = "send"`): packet `pkt` joins
+    /// link `link`'s queue.
+    SendProcessed { link: u32, pkt: PacketId },
     /// UDP source fires.
     Source(u32),
     /// A bursts source's next queued packet is due (bursts are paced at the access rate).
@@ -102,6 +105,9 @@ pub struct Simulation {
     pub rngs: RngStreams,
     pub end: SimTime,
     pub stop_when_done: bool,
+    /// Some node delays the packets it sends (`Node::delay_on_send`); when false, sending
+    /// reads no node state.
+    send_delay: bool,
     pub conservation: Conservation,
     pub node_drops: [u64; DropReason::COUNT],
     /// Scratch buffer for UDP bursts (reused: no allocation per event).
@@ -150,6 +156,7 @@ impl Simulation {
         stop_when_done: bool,
     ) -> Simulation {
         let link_index = links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
+        let send_delay = nodes.iter().any(|n| n.delay_on_send);
         let mut sim = Simulation {
             name,
             seed,
@@ -167,6 +174,7 @@ impl Simulation {
             rngs: RngStreams::new(seed),
             end,
             stop_when_done,
+            send_delay,
             conservation: Conservation::default(),
             node_drops: [0; DropReason::COUNT],
             scratch: Vec::with_capacity(64),
@@ -279,6 +287,10 @@ impl Simulation {
                     self.conservation.in_processing -= 1;
                     self.at_node(now, node, pkt)
                 }
+                Event::SendProcessed { link, pkt } => {
+                    self.conservation.in_processing -= 1;
+                    self.link_enqueue(now, link, pkt)
+                }
                 Event::Source(s) => self.source_fire(now, s),
                 Event::BurstNext(s) => self.burst_next(now, s),
                 Event::TcpTimer { conn, side, gen } => self.tcp_on_timer(now, conn, side, gen),
@@ -354,7 +366,12 @@ impl Simulation {
     /// already knows: as [`Simulation::send_packet`] without reading the host's routing.
     pub fn send_packet_via(&mut self, now: SimTime, p: Packet, hop: u32) {
         self.conservation.created += 1;
+        let src = p.src;
         let id = self.pool.alloc(p);
+        if self.send_delay && hop != NO_ROUTE && self.nodes[src as usize].delay_on_send {
+            self.delay_send(now, src, hop, id);
+            return;
+        }
         self.out_by(now, hop, id);
     }
 
@@ -377,7 +394,23 @@ impl Simulation {
     fn forward(&mut self, now: SimTime, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
         let link = self.nodes[node as usize].route(dst);
+        if self.send_delay && link != NO_ROUTE && self.nodes[node as usize].delay_on_send {
+            self.delay_send(now, node, link, id);
+            return;
+        }
         self.out_by(now, link, id);
+    }
+
+    /// `node` sends packet `id` by `link` after its processing delay (`processing_at = "send"`,
+    /// seed 000 §6.2.6: "introduced before a packet is sent by the node"); as on arrival, the
+    /// node handles one packet at a time (§2.2.2: "the node does no other processing").
+    #[cold]
+    fn delay_send(&mut self, now: SimTime, node: u32, link: u32, id: PacketId) {
+        let n = &mut self.nodes[node as usize];
+        let done = now.max(n.busy_until) + n.processing.sample(&mut n.rng);
+        n.busy_until = done;
+        self.conservation.in_processing += 1;
+        self.events.schedule(done, Event::SendProcessed { link, pkt: id });
     }
 
     /// Packet `id` leaves by `link`, or is dropped for want of a route (`NO_ROUTE`).
@@ -425,7 +458,10 @@ impl Simulation {
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l, size);
+                match lan::solo_frame_end(link, &mut self.lans, now, size) {
+                    Some(end) => self.events.schedule(end, Event::TxDone(l)),
+                    None => self.lan_ready(now, l, size),
+                }
             } else {
                 let t = now + link.tx_time_memo(size);
                 self.events.schedule(t, Event::TxDone(l));
@@ -558,7 +594,10 @@ impl Simulation {
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
             if link.lan != crate::net::link::NO_LAN {
-                self.lan_ready(now, l, nsize);
+                match lan::solo_frame_end(link, &mut self.lans, now, nsize) {
+                    Some(end) => self.events.schedule(end, Event::TxDone(l)),
+                    None => self.lan_ready(now, l, nsize),
+                }
             } else {
                 let t = now + link.tx_time_memo(nsize);
                 self.events.schedule(t, Event::TxDone(l));
@@ -613,7 +652,7 @@ impl Simulation {
             return;
         }
         let node = &mut self.nodes[to as usize];
-        if node.processing == ProcessingDelay::None {
+        if node.processing == ProcessingDelay::None || node.delay_on_send {
             self.at_node(now, to, id);
             return;
         }

@@ -150,6 +150,24 @@ fn a_lan_name_selects_its_directions_for_traces() {
     assert!(r.sim.links.iter().all(|l| l.monitor.traced()));
 }
 
+/// A two-station FIFO segment takes the direct path (`Lan::solo`: a frame's end is its link
+/// direction's own transmission end, counted when it takes the medium); the medium trace turns
+/// it off, so the same run with the trace on takes the general FIFO path. Both give the same
+/// run to the byte, frame count and utilization included, with both directions contending and
+/// frames still on the medium when the run ends (the count taken off at the end).
+#[test]
+fn a_two_station_fifo_segment_runs_as_the_general_fifo_path_does() {
+    let sources = cbr("ab", "h1", "h2", "1000B", "7Mbps") + &cbr("ba", "h2", "h1", "300B", "4Mbps");
+    let direct = run(&segment(2, "access = \"fifo\"", &sources, "1.2345s"), 3);
+    let mut general = run(&segment(2, "access = \"fifo\"\ntrace = true", &sources, "1.2345s"), 3);
+    assert!(direct.sim.lans[0].solo && !general.sim.lans[0].solo);
+    assert!(direct.sim.links.iter().any(|l| l.busy.is_some()), "a frame is on the medium at the end");
+    assert!(general.summary.lans[0].medium_trace.take().is_some());
+    assert_eq!(summary_without_wall(&direct), summary_without_wall(&general));
+    assert!(direct.summary.lans[0].frames > 1000 && direct.summary.lans[0].utilization > 0.9, "{:?}", direct.summary.lans[0]);
+    assert_packets_conserved(&direct.sim, "direct");
+}
+
 #[test]
 fn the_medium_trace_accounts_for_every_transmission() {
     let mut sources = String::new();

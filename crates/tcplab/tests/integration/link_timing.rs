@@ -110,3 +110,38 @@ stop = "80us"
     let expected: u128 = [3_088_000u128, 6_088_000 - 20_000, 9_088_000 - 40_000, 12_088_000 - 60_000].iter().sum();
     assert_eq!(u.delay_sum_ns, expected);
 }
+
+/// Host a (1 ms), router r (2 ms) and host b (4 ms), each with a fixed processing delay and
+/// `processing_at` = `at` ("" = not given); a burst of 4 x 1000 B from a to b over 100 Mb/s
+/// links (80 us a packet). Returns the sum of the four one-way delays.
+fn placed_delays(at: &str) -> Result<u128, tcplab::scenario::ScenarioError> {
+    let mut text = String::from("[run]\nduration = \"1s\"\n\n");
+    for (name, kind, ms) in [("a", "host", 1), ("r", "router", 2), ("b", "host", 4)] {
+        text += &format!("[[nodes]]\nname = \"{name}\"\nkind = \"{kind}\"\nprocessing_delay = {{ dist = \"fixed\", value = \"{ms}ms\" }}\n{at}\n\n");
+    }
+    text += "[[links]]\na = \"a\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"0ms\"\n\n[[links]]\na = \"r\"\nb = \"b\"\nrate = \"100Mbps\"\ndelay = \"0ms\"\n\n";
+    text += "[[udp]]\nname = \"burst\"\nfrom = \"a\"\nto = \"b\"\npattern = \"cbr\"\nrate = \"400Mbps\"\npacket_size = \"1000B\"\nstop = \"80us\"\n";
+    let r = tcplab::run::run_text(&text, "t.toml", Some(1), &[])?;
+    let u = &r.sim.udp[0];
+    assert_eq!((u.sent_pkts, u.rcvd_pkts), (4, 4));
+    Ok(u.delay_sum_ns)
+}
+
+#[test]
+fn a_send_side_processing_delay_falls_before_the_node_sends() {
+    // On arrival (the default): r and b delay, a does not. Sent at 0, 20, 40, 60 us; at r at
+    // 80, 160, 240, 320 us; r done at 2.08, 4.08, 6.08, 8.08 ms (one at a time); at b 80 us
+    // later; b done at 6.16, 10.16, 14.16, 18.16 ms.
+    let on_arrival = 6_160_000 + 10_140_000 + 14_120_000 + 18_100_000;
+    assert_eq!(placed_delays("").unwrap(), on_arrival);
+    assert_eq!(placed_delays("processing_at = \"arrival\"").unwrap(), on_arrival);
+    // Before sending (seed 000 §6.2.6): a and r delay, b (which only receives) does not. a done
+    // at 1, 2, 3, 4 ms; at r 80 us later; r done at 3.08, 5.08, 7.08, 9.08 ms; at b 80 us later.
+    let before_send = 3_160_000 + 5_140_000 + 7_120_000 + 9_100_000;
+    assert_eq!(placed_delays("processing_at = \"send\"").unwrap(), before_send);
+    // Placing a delay that is not there is refused, located.
+    let text = "[run]\nduration = \"1s\"\n\n[[nodes]]\nname = \"a\"\nkind = \"host\"\nprocessing_at = \"send\"\n";
+    let e = tcplab::run::prepare(text, "t.toml", None, &[]).err().expect("an error");
+    assert_eq!(e.field, "nodes[0].processing_at");
+    assert!(e.line.is_some(), "{e}");
+}
