@@ -9,7 +9,8 @@ Each case is one dumbbell — sender host, two routers, receiver host; 1 Gbit/s 
   as the kernel runs: IW10, no initial ssthresh (16 MiB), window scaling, 16 MiB buffers, Linux's
   RTO (an RTT sample per ACK, RTO = SRTT + max(200 ms, 4·mdev), the variants' `linux` timer),
   Linux's receiver ACKs (every second segment, 40 ms delayed-ACK timer, quick-ACK for the first
-  16 segments), MSS 1448 (1500-byte packets, no timestamps);
+  16 segments and for every segment while `tcp_grow_window` opens the window: about 950
+  segments with a 16 MiB buffer), MSS 1448 (1500-byte packets, no timestamps);
 * `linux`: the kernel's TCP (`linux-<cc>`) through `tcplab emulate` (namespaces, real time),
   with per-namespace settings written in every case's `kernel_settings` (timestamps off so the MSS
   is the simulator's, 16 MiB socket buffers, no metrics cache, GSO limited to one segment on the
@@ -277,7 +278,7 @@ def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = l
     held = {k: sum(bool(r["checks"][k]) for r in ran) for k in ("throughput", "qdelay_p95", "retransmissions")}
     result = {"targets": TARGETS, "kernel_settings": KERNEL_SETTINGS,
               "sim_settings": {"variants": SIM_VARIANT, "mss": MSS, "initial_window": 10, "initial_ssthresh": BUFFER_BYTES, "buffers": BUFFER_BYTES,
-                               "min_rto": "200ms", "timer": "linux: RTT sampled per ACK, RTO = SRTT + max(200 ms, 4 mdev)", "ack_policy": "linux: every second segment, 40 ms delayed-ACK timer, quick-ACK for 16", "timestamps": False},
+                               "min_rto": "200ms", "timer": "linux: RTT sampled per ACK, RTO = SRTT + max(200 ms, 4 mdev)", "ack_policy": "linux: every second segment, 40 ms delayed-ACK timer, quick-ACK for 16 and while tcp_grow_window opens the window (half the buffer -> buffer x 170/256)", "timestamps": False},
               "cases": rows,
               "overall": {"cases": len(rows), "ran": len(ran), "passed": sum(r["status"] == "pass" for r in rows),
                           "skipped": sum(r["status"].startswith("skipped") for r in rows),
