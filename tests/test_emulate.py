@@ -380,6 +380,75 @@ def test_user_commands_are_checked_before_anything_is_made(tmp_path):
     assert e.value.field == "commands[0].run" and "nowhere" in str(e.value)
 
 
+def _tcp_windows(recs, port_from: int):
+    """(time, advertised window in bytes) of every segment from TCP port `port_from` in pcap
+    records, the window scaled by the shift its SYN (or SYN-ACK) announced."""
+    shift, out = 0, []
+    for t, _, b in recs:
+        ihl = (b[0] & 15) * 4
+        if b[9] != 6 or int.from_bytes(b[ihl:ihl + 2], "big") != port_from:
+            continue
+        flags, win, doff = b[ihl + 13], int.from_bytes(b[ihl + 14:ihl + 16], "big"), (b[ihl + 12] >> 4) * 4
+        if flags & 0x02:  # SYN: read its window-scale option (kind 3)
+            opts, k = b[ihl + 20:ihl + doff], 0
+            while k < len(opts) and opts[k] != 0:
+                if opts[k] == 1:
+                    k += 1
+                    continue
+                if opts[k] == 3:
+                    shift = opts[k + 2]
+                k += opts[k + 1]
+            continue
+        out.append((t, win << shift))
+    return out
+
+
+SETUP_RMEM = ('[[commands]]\nname = "rmem"\nhost = "h2"\nsetup = true\n'
+              'run = ["sysctl", "-qw", "net.ipv4.tcp_rmem=4096 16777216 16777216"]\n')
+
+
+@needs_emulation
+def test_setup_commands_run_before_the_sinks_listen(tmp_path):
+    """A `setup = true` command runs to completion in its namespace before the emulator's sink
+    listens: the receiver's socket takes the tcp_rmem[1] it set (16 MiB), so its first ACKs
+    already advertise a window of megabytes. Were it run at 0 s, after the sink listened (as a
+    plain command is), the socket would keep the default 128 KiB buffer and its window would stay
+    below 128 KiB until autotuning grew it, rounds later."""
+    flow = '[[tcp]]\nname = "f"\nfrom = "h1"\nto = "h2"\nvariant = "linux-reno"\nduration = "1s"\n'
+    sc = scenario(tmp_path, flow + SETUP_RMEM, rate="10Mbps", duration="1.5s", trace='trace = { pcap = ["r2->r1"] }')
+    out = tmp_path / "run"
+    s = emu.emulate(sc, out=out).summary
+    row = next(c for c in s["commands"] if c["name"] == "rmem")
+    assert row["setup"] is True and row["exit_code"] == 0 and row["wait"] is False, row
+    recs = pcap_records((out / "pcap_r2-r1.pcap").read_bytes())
+    sink_port = next(int.from_bytes(b[(b[0] & 15) * 4:(b[0] & 15) * 4 + 2], "big") for _, _, b in recs if b[9] == 6)
+    wins = _tcp_windows(recs, sink_port)
+    assert len(wins) > 20
+    assert min(w for _, w in wins[:20]) > 1_000_000, wins[:20]
+    assert leftovers(os.getpid()) == []
+
+
+def test_setup_commands_are_checked(tmp_path):
+    """A setup command runs before the clock starts: a `start` after 0 s is a located error,
+    found before anything is made (no root needed)."""
+    flow = '[[tcp]]\nname = "f"\nfrom = "h1"\nto = "h2"\nvariant = "linux-reno"\nduration = "1s"\n'
+    sc = scenario(tmp_path, flow + SETUP_RMEM + 'start = "1s"\n')
+    with pytest.raises(tcplab.ScenarioError) as e:
+        emu.emulate(sc)
+    assert e.value.field == "commands[0].start" and "before the emulation's clock starts" in str(e.value)
+
+
+@needs_emulation
+def test_a_failing_setup_command_stops_the_emulation(tmp_path):
+    flow = '[[tcp]]\nname = "f"\nfrom = "h1"\nto = "h2"\nvariant = "linux-reno"\nduration = "1s"\n'
+    bad = '[[commands]]\nname = "bad"\nhost = "h1"\nsetup = true\nrun = ["sh", "-c", "echo no such knob >&2; exit 3"]\n'
+    sc = scenario(tmp_path, flow + bad)
+    with pytest.raises(Exception) as e:
+        emu.emulate(sc, out=tmp_path / "run")
+    assert 'setup command "bad" on host h1: exited 3: no such knob' in str(e.value)
+    assert leftovers(os.getpid()) == []
+
+
 def pcap_records(data: bytes):
     """(time s, original length, captured bytes) of every record of a classic pcap file."""
     off, out = 24, []

@@ -9,11 +9,18 @@ Each case is one dumbbell — sender host, two routers, receiver host; 1 Gbit/s 
   as the kernel runs: IW10, no initial ssthresh (16 MiB), window scaling, 16 MiB buffers, Linux's
   RTO (an RTT sample per ACK, RTO = SRTT + max(200 ms, 4·mdev), the variants' `linux` timer),
   Linux's receiver ACKs (every second segment, 40 ms delayed-ACK timer, quick-ACK for the first
-  16 segments), MSS 1448 (1500-byte packets, no timestamps);
+  16 segments and for every segment while `tcp_grow_window` opens the window: about 950
+  segments with a 16 MiB buffer), MSS 1448 (1500-byte packets, no timestamps);
 * `linux`: the kernel's TCP (`linux-<cc>`) through `tcplab emulate` (namespaces, real time),
   with per-namespace settings written in every case's `kernel_settings` (timestamps off so the MSS
   is the simulator's, 16 MiB socket buffers, no metrics cache, GSO limited to one segment on the
-  TAP device so nothing leaves in bursts a 1500-byte wire would not carry).
+  TAP device so nothing leaves in bursts a 1500-byte wire would not carry). They run as the
+  emulator's `setup` commands: to completion after the namespaces are made and before its sinks
+  listen, so the listening socket, and every connection it accepts, starts with `tcp_rmem[1]` =
+  16 MiB = `tcp_rmem[2]` (autotuning, `tcp_rcv_space_adjust`, has nothing left to grow; the
+  receive window still opens from its initial value by `tcp_grow_window`). Before 2026-11-29 they
+  ran at 0 s, after the sinks listened: the receivers had the default 128 KiB buffer and
+  autotuned it.
 
 Per case: aggregate throughput, retransmitted segments, RTT p50/p95 and queueing delay p95
 (RTT − the path's propagation RTT) from smoothed-RTT samples every 10 ms (the kernel's TCP_INFO
@@ -42,7 +49,7 @@ SAMPLE_S = 0.010
 SIM_VARIANT = {"reno": "modern-reno", "cubic": "modern", "bbr": "bbr"}
 TARGETS = {"throughput_err": 0.05, "qdelay_p95_err": 0.10, "retrans_rel": 0.20, "retrans_abs": 3}
 
-# Inside each Linux namespace, before the flows start (the emulator's [[commands]]).
+# Inside each Linux namespace, before any socket is made (the emulator's `setup` [[commands]]).
 KERNEL_SETTINGS = [
     "sysctl -qw net.ipv4.tcp_timestamps=0",
     "sysctl -qw net.ipv4.tcp_no_metrics_save=1",
@@ -53,7 +60,6 @@ KERNEL_SETTINGS = [
     "sysctl -qw 'net.ipv4.tcp_wmem=4096 16777216 16777216'",
     "for d in /sys/class/net/tle*; do ip link set dev ${d##*/} gso_max_segs 1 gso_max_size 1500; done",
 ]
-SETTINGS_START_S = 0.0
 FLOW_START_S = 0.3
 
 
@@ -124,7 +130,7 @@ def scenario_text(c: Case, stack: str) -> str:
     if stack == "linux":
         script = "; ".join(KERNEL_SETTINGS)
         for host in ("h1", "h2"):
-            lines += ["[[commands]]", f'name = "settings-{host}"', f'host = "{host}"', f'start = "{SETTINGS_START_S:g}s"', "wait = false",
+            lines += ["[[commands]]", f'name = "settings-{host}"', f'host = "{host}"', "setup = true",
                       f"run = {json.dumps(['sh', '-c', script])}"]
     return "\n".join(lines) + "\n"
 
@@ -272,7 +278,7 @@ def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = l
     held = {k: sum(bool(r["checks"][k]) for r in ran) for k in ("throughput", "qdelay_p95", "retransmissions")}
     result = {"targets": TARGETS, "kernel_settings": KERNEL_SETTINGS,
               "sim_settings": {"variants": SIM_VARIANT, "mss": MSS, "initial_window": 10, "initial_ssthresh": BUFFER_BYTES, "buffers": BUFFER_BYTES,
-                               "min_rto": "200ms", "timer": "linux: RTT sampled per ACK, RTO = SRTT + max(200 ms, 4 mdev)", "ack_policy": "linux: every second segment, 40 ms delayed-ACK timer, quick-ACK for 16", "timestamps": False},
+                               "min_rto": "200ms", "timer": "linux: RTT sampled per ACK, RTO = SRTT + max(200 ms, 4 mdev)", "ack_policy": "linux: every second segment, 40 ms delayed-ACK timer, quick-ACK for 16 and while tcp_grow_window opens the window (half the buffer -> buffer x 170/256)", "timestamps": False},
               "cases": rows,
               "overall": {"cases": len(rows), "ran": len(ran), "passed": sum(r["status"] == "pass" for r in rows),
                           "skipped": sum(r["status"].startswith("skipped") for r in rows),

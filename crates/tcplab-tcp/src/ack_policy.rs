@@ -22,9 +22,36 @@
 //!   receiver's RTO ("sender failed to restart window") and when a duplicate or out-of-window
 //!   segment arrives. The receiver's RTO is the one its handshake sample gives Linux (its only
 //!   sample as a pure receiver): RTT + max(2·RTT, 200 ms), 1 s without one.
+//! * Linux's receive window opening (tcp_input.c `tcp_grow_window`, called by
+//!   `tcp_event_data_recv` for in-order data of ≥ 128 bytes; tcp_output.c
+//!   `tcp_select_initial_window`): while `rcv_ssthresh` is below `window_clamp`, each such
+//!   segment raises it by max(2·advmss, 2·len) (at most to the clamp) and sets
+//!   `icsk_ack.quick |= 1`, so that segment is ACKed at once (quick-ACK mode): the receiver ACKs
+//!   every segment while its window opens, then every second one (out-of-order and
+//!   hole-filling segments, ACKed at once anyway, grow it too: `tcp_data_queue_ofo` on SACK
+//!   connections, `tcp_event_data_recv`). Both ends are
+//!   `tcp_win_from_space` shares of the receive buffer: the initial window is half the buffer
+//!   (Linux's default `scaling_ratio`, 128/256) rounded down to whole segments, and the clamp is
+//!   the share at the ratio the kernel then measures from its own segments (payload / skb
+//!   truesize). Deviations: tcplab keeps no skb memory, so the measured ratio is a constant,
+//!   170/256, the one the kernel here (6.18, 1448-byte segments through the emulator's TAP)
+//!   showed: with a 16 MiB buffer its first ACK advertised 8 390 656 bytes and its window grew by
+//!   2 segments an ACK to 11 141 120 = 16 MiB × 170/256, ACKing each of the ~900 segments
+//!   in between at once (`tcplab validate-linux`'s kernel runs, 2026-11-29). The window tcplab
+//!   advertises stays its free buffer (not `rcv_ssthresh`), and there is no receive-buffer
+//!   autotuning (`tcp_rcv_space_adjust`, Dynamic Right-Sizing): a Linux receiver whose buffer
+//!   starts at `tcp_rmem[2]`, as validate-linux's kernel does, has nothing to autotune, and a
+//!   smaller fixed tcplab `recv_buffer` matches a Linux socket with SO_RCVBUF set (which turns
+//!   autotuning off). Linux receivers only (`quickack` > 0).
 
 use crate::config::AckPolicy;
 use crate::Nanos;
+
+/// Linux `TCP_DEFAULT_SCALING_RATIO` (of 256): the receive buffer's share offered as window
+/// before any segment was measured.
+const LINUX_DEFAULT_SCALING_RATIO: u64 = 128;
+/// The share (of 256) the kernel measured for 1448-byte segments (see the module's notes).
+const LINUX_MEASURED_SCALING_RATIO: u64 = 170;
 
 /// How a data segment related to what the receiver had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,11 +85,13 @@ pub struct AckState {
     quick_left: Option<u32>,
     /// When in-sequence data last arrived (Linux `icsk_ack.lrcvtime`).
     last_data_at: Option<Nanos>,
+    /// Linux `rcv_ssthresh`, bytes (from the first in-order data on).
+    rcv_ssthresh: Option<u64>,
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> AckState {
-        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None, quickack_max: 0, quick_left: None, last_data_at: None }
+        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None, quickack_max: 0, quick_left: None, last_data_at: None, rcv_ssthresh: None }
     }
 
     /// Linux's quick-ACK mode at connection start with at most `max` immediate ACKs (0 = off).
@@ -105,6 +134,12 @@ impl AckState {
                 }
                 _ => {}
             }
+            // A segment that fills a hole (`tcp_event_data_recv`) or lands above one
+            // (`tcp_data_queue_ofo`, SACK connections) opens the window too; both are ACKed at
+            // once anyway.
+            if matches!(arrival, Arrival::OutOfOrder | Arrival::FillsHole { .. }) {
+                self.grow_window(seg_len, threshold, recv_buffer);
+            }
         }
         match (policy, arrival) {
             (_, Arrival::Unacceptable) => self.ack_now = true,
@@ -114,9 +149,13 @@ impl AckState {
                 if self.quickack_max > 0 {
                     // Linux `tcp_incr_quickack` at the first data: rcv_wnd / (2·rcv_mss), at
                     // least 2, at most the maximum; each in-order segment then uses one up.
-                    let left = self.quick_left.get_or_insert(((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max));
-                    if *left > 0 {
-                        *left -= 1;
+                    let mut left = *self.quick_left.get_or_insert(((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max));
+                    // `tcp_grow_window`: `quick |= 1` while the window opens.
+                    if self.grow_window(len, threshold, recv_buffer) {
+                        left |= 1;
+                    }
+                    if left > 0 {
+                        self.quick_left = Some(left - 1);
                         self.ack_now = true;
                         return;
                     }
@@ -141,6 +180,30 @@ impl AckState {
             }
             (_, Arrival::OutOfOrder) | (_, Arrival::FillsHole { .. }) => self.ack_now = true,
         }
+    }
+
+    /// Linux `tcp_grow_window` for an in-order segment of `len` bytes (2·advmss = `threshold`)
+    /// with a receive buffer of `recv_buffer` bytes: true if `rcv_ssthresh` grew.
+    fn grow_window(&mut self, len: u32, threshold: u64, recv_buffer: u32) -> bool {
+        if len < 128 {
+            return false;
+        }
+        let mss = (threshold / 2).max(1);
+        let buffer = recv_buffer as u64;
+        // `window_clamp`: the buffer's share at the measured scaling ratio.
+        let clamp = buffer * LINUX_MEASURED_SCALING_RATIO / 256;
+        // The initial window: the default ratio's share, in whole segments.
+        let s = self.rcv_ssthresh.get_or_insert((buffer * LINUX_DEFAULT_SCALING_RATIO / 256 / mss * mss).min(clamp));
+        if *s >= clamp {
+            return false;
+        }
+        *s += (clamp - *s).min(threshold.max(2 * len as u64));
+        true
+    }
+
+    /// Linux's `rcv_ssthresh` (tests).
+    pub fn rcv_ssthresh(&self) -> Option<u64> {
+        self.rcv_ssthresh
     }
 
     /// `tcp_incr_quickack`: at least min(rcv_wnd/(2·MSS), max) (≥ 2) immediate ACKs left.
@@ -203,21 +266,73 @@ mod tests {
         }
         // Five immediate, then BSD's every-second-segment rule.
         assert_eq!(immediate, [true, true, true, true, true, false, true, false]);
-        // The cap: a large buffer gives 16; off gives none.
+        // The cap: a large buffer gives 16 after its window has opened (65 000 bytes: from
+        // 32 000 to 43 164 in 6 segments, each ACKed at once), 22 in all; off gives none.
         let mut big = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
         let mut n = 0;
         for k in 0..40 {
-            big.on_data(k, Arrival::InOrder { len: 1000 }, 1000, 2000, 1 << 20, None, Some(40));
+            big.on_data(k, Arrival::InOrder { len: 1000 }, 1000, 2000, 65_000, None, Some(40));
             if big.ack_now && big.unacked_bytes < 2000 {
                 n += 1;
             }
             big.on_ack_sent();
         }
-        assert_eq!(n, 16);
+        assert_eq!(big.rcv_ssthresh(), Some(43_164));
+        assert_eq!(n, 6 + 16);
         let mut off = AckState::new(AckPolicy::BsdDelayed);
         off.on_data(0, Arrival::InOrder { len: 1000 }, 1000, 2000, 10_000, None, Some(40));
         assert!(!off.ack_now && off.delack_deadline == Some(40));
     }
+    #[test]
+    fn every_segment_is_acked_at_once_while_the_window_opens() {
+        // MSS 1000 (threshold 2000), buffer 200 000: the initial window is half of it (Linux's
+        // default scaling ratio), 100 000; `tcp_grow_window` adds max(2·advmss, 2·len) = 2000
+        // per in-order segment up to the clamp, 200 000 × 170/256 = 132 812: 17 segments open
+        // it (the last by 812). 16 quick ACKs at the first data as well; `quick |= 1` on each
+        // growing segment keeps them from running down (16|1 = 17, one used: 16, ...).
+        let mut a = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        let mut immediate = Vec::new();
+        let mut ssthresh = Vec::new();
+        for k in 0..40u64 {
+            a.on_data(k, Arrival::InOrder { len: 1000 }, 1000, 2000, 200_000, None, Some(40));
+            immediate.push(a.ack_now);
+            ssthresh.push(a.rcv_ssthresh().unwrap());
+            if a.ack_now {
+                a.on_ack_sent();
+            }
+        }
+        assert_eq!(ssthresh[0], 102_000);
+        assert_eq!(ssthresh[15], 132_000);
+        assert_eq!(ssthresh[16], 132_812);
+        assert_eq!(ssthresh[39], 132_812);
+        // 17 growing segments, then the 16 quick ACKs left, then every second segment (without
+        // the rule: 16 immediate ACKs in all).
+        assert!(immediate[..33].iter().all(|&x| x), "{immediate:?}");
+        assert_eq!(&immediate[33..39], [false, true, false, true, false, true]);
+        // A segment longer than advmss grows the window by twice its length.
+        let mut l = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        l.on_data(0, Arrival::InOrder { len: 1500 }, 1500, 2000, 200_000, None, Some(40));
+        assert_eq!(l.rcv_ssthresh(), Some(103_000));
+        // The kernel's own figures: a 16 MiB buffer, MSS 1448: 8 388 264 (5793 segments) at
+        // first, 11 141 120 at most, reached after 951 segments.
+        let mut k = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        let mut grew = 0;
+        for _ in 0..2000 {
+            k.on_data(0, Arrival::InOrder { len: 1448 }, 1448, 2896, 16 << 20, None, Some(40));
+            grew += (k.rcv_ssthresh() < Some(11_141_120)) as u32;
+            k.on_ack_sent();
+        }
+        assert_eq!((grew, k.rcv_ssthresh()), (950, Some(11_141_120)));
+        // A runt (< 128 bytes) does not open the window.
+        let mut r = AckState::new(AckPolicy::BsdDelayed).with_quickack(16);
+        r.on_data(0, Arrival::InOrder { len: 100 }, 100, 2000, 100_000, None, Some(40));
+        assert_eq!(r.rcv_ssthresh(), None);
+        // Not a Linux receiver (quickack 0): no window model, BSD's every-second-segment rule.
+        let mut bsd = AckState::new(AckPolicy::BsdDelayed);
+        bsd.on_data(0, Arrival::InOrder { len: 1000 }, 1000, 2000, 100_000, None, Some(40));
+        assert!(!bsd.ack_now && bsd.rcv_ssthresh().is_none());
+    }
+
     use crate::MS;
 
     /// Quick ACKs used up, then in-order segments at `times` (ms): which were ACKed at once.

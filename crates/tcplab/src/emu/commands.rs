@@ -8,12 +8,19 @@
 //! run = ["iperf3", "-s", "-1"]      # argv; "{ip:h2}" becomes host h2's address
 //! start = "0s"                      # after the emulation's start (default 0s)
 //! wait = true                       # the run ends when every waited command exited (default)
+//! setup = false                     # true: run to completion before anything starts (below)
 //! ```
 //!
 //! Each runs as `ip netns exec <namespace> argv...` at normal scheduling priority (started by a
 //! thread made before the emulator's loop took its real-time priority), its stdout and stderr
 //! kept in the run directory (`command-<name>.stdout`, `.stderr`), its exit code in the summary.
 //! A command still running at the end is killed with its namespace.
+//!
+//! A `setup = true` command (sysctls, socket defaults) runs to completion in its namespace after
+//! the namespace is made and before the emulator's sinks listen and its clock starts, so that
+//! what it sets applies to every socket of the run (a listening socket takes `tcp_rmem[1]` when
+//! it is made; a command at 0 s would come after it). It has no `start` (or `start = "0s"`), is
+//! not waited for by the run's end, and a non-zero exit stops the emulation with its stderr.
 
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
@@ -39,6 +46,9 @@ pub struct CommandCfg {
     pub start: Option<units::Duration>,
     #[serde(default = "yes")]
     pub wait: bool,
+    /// Run to completion before the sinks listen and the clock starts.
+    #[serde(default)]
+    pub setup: bool,
 }
 
 fn yes() -> bool {
@@ -101,6 +111,7 @@ pub struct Ready {
     pub argv: Vec<String>,
     pub start_ns: u64,
     pub wait: bool,
+    pub setup: bool,
     pub stdout: std::path::PathBuf,
     pub stderr: std::path::PathBuf,
     pub state: Arc<CommandState>,
@@ -126,6 +137,9 @@ pub fn resolve(cmds: &[CommandCfg], text: &str, file: &str, hosts: &HashMap<Stri
         if name.is_empty() || !name.chars().all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch)) || out.iter().any(|r: &Ready| r.name == name) {
             return Err(err("name", format!("{name:?}: a command's name must be unique and made of letters, digits, '-', '_', '.'")));
         }
+        if c.setup && c.start.is_some_and(|d| d.0 .0 != 0) {
+            return Err(err("start", "a setup command runs before the emulation's clock starts: leave out `start` (or set \"0s\")".into()));
+        }
         out.push(Ready {
             stdout: dir.join(format!("{name}.stdout")),
             stderr: dir.join(format!("{name}.stderr")),
@@ -134,7 +148,9 @@ pub fn resolve(cmds: &[CommandCfg], text: &str, file: &str, hosts: &HashMap<Stri
             ns: ns.clone(),
             argv,
             start_ns: c.start.map_or(0, |d| d.0 .0),
-            wait: c.wait,
+            // A setup command has exited before the run starts: the run's end never waits for it.
+            wait: c.wait && !c.setup,
+            setup: c.setup,
             state: Arc::new(CommandState::default()),
         });
     }
@@ -151,6 +167,31 @@ fn substitute(arg: &str, hosts: &HashMap<String, [u8; 4]>) -> Result<String, Str
         s.replace_range(i..=j, &format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]));
     }
     Ok(s)
+}
+
+/// Run a setup command to completion now (before the clock starts): its outputs in its files,
+/// its exit code in its state (`started_at`/`exited_at` stay 0: it ran before time 0). A
+/// non-zero exit or a start failure is an error naming the command and its stderr.
+pub fn run_setup(r: &Ready) -> Result<(), EmuError> {
+    let files = std::fs::File::create(&r.stdout).and_then(|o| Ok((o, std::fs::File::create(&r.stderr)?)));
+    let status = files.and_then(|(o, e)| Command::new("ip").args(["netns", "exec", &r.ns]).args(&r.argv).stdin(Stdio::null()).stdout(o).stderr(e).status());
+    let fail = |m: String| {
+        *r.state.error.lock().unwrap() = Some(m.clone());
+        EmuError::System(format!("setup command {:?} on host {}: {m}", r.name, r.host))
+    };
+    match status {
+        Err(e) => Err(fail(format!("{}: {e}", r.argv[0]))),
+        Ok(st) => {
+            use std::os::unix::process::ExitStatusExt;
+            let code = st.code().map_or(-(st.signal().unwrap_or(0) as i64), |c| c as i64);
+            r.state.code.store(code, Ordering::SeqCst);
+            if code != 0 {
+                let err = std::fs::read_to_string(&r.stderr).unwrap_or_default();
+                return Err(fail(format!("exited {code}: {}", err.trim())));
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Start the command at its time in a thread of normal priority, wait for it, report.

@@ -173,7 +173,8 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
                 json!({
                     "name": c.name, "host": c.host, "run": c.argv, "start_s": c.start_ns as f64 / 1e9, "wait": c.wait,
                     "started_s": s(st.started_at.load(Ordering::Relaxed)), "exited_s": s(exited),
-                    "exit_code": if exited != 0 { json!(st.code.load(Ordering::Relaxed)) } else { Value::Null },
+                    "exit_code": if exited != 0 || c.setup { json!(st.code.load(Ordering::Relaxed)) } else { Value::Null },
+                    "setup": c.setup,
                     "error": st.error.lock().unwrap().clone(),
                     "stdout": format!("command-{}.stdout", c.name), "stderr": format!("command-{}.stderr", c.name),
                 })

@@ -166,6 +166,11 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     sys::precise_timers();
     let guard = sys::SignalGuard::install();
 
+    // Setup commands (sysctls) before any socket is made: a listening socket takes the
+    // namespace's `tcp_rmem[1]` when it is made.
+    for c in cmds.iter().filter(|c| c.setup) {
+        commands::run_setup(c)?;
+    }
     // Sinks listen before the clock starts; senders wait for their start time.
     let t0 = Instant::now();
     for f in &mut flows {
@@ -195,7 +200,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         }
     }
     // User commands: threads of normal priority start them at their times.
-    for c in &cmds {
+    for c in cmds.iter().filter(|c| !c.setup) {
         made.threads.push(commands::spawn(c, t0, stop.clone()));
     }
     // BSD coarse ticks of tcplab hosts, phased as the simulator phases them (seed 000 §6.2.6).
