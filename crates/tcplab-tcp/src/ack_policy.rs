@@ -44,6 +44,7 @@
 //!   smaller fixed tcplab `recv_buffer` matches a Linux socket with SO_RCVBUF set (which turns
 //!   autotuning off). Linux receivers only (`quickack` > 0).
 
+use crate::opt64::Opt64;
 use crate::config::AckPolicy;
 use crate::Nanos;
 
@@ -76,22 +77,22 @@ pub struct AckState {
     /// In-order bytes received since the last ACK we sent.
     pub unacked_bytes: u64,
     /// Fine timer model: when the delayed ACK is due.
-    pub delack_deadline: Option<Nanos>,
+    pub delack_deadline: Opt64,
     lbl_bytes: u64,
-    lbl_last_arrival: Option<Nanos>,
+    lbl_last_arrival: Opt64,
     /// Linux quick-ACK: the configured maximum (0 = off) and, from the first data segment on,
     /// the immediate ACKs left.
     quickack_max: u32,
     quick_left: Option<u32>,
     /// When in-sequence data last arrived (Linux `icsk_ack.lrcvtime`).
-    last_data_at: Option<Nanos>,
+    last_data_at: Opt64,
     /// Linux `rcv_ssthresh`, bytes (from the first in-order data on).
-    rcv_ssthresh: Option<u64>,
+    rcv_ssthresh: Opt64,
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> AckState {
-        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: None, lbl_bytes: 0, lbl_last_arrival: None, quickack_max: 0, quick_left: None, last_data_at: None, rcv_ssthresh: None }
+        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: Opt64::NONE, lbl_bytes: 0, lbl_last_arrival: Opt64::NONE, quickack_max: 0, quick_left: None, last_data_at: Opt64::NONE, rcv_ssthresh: Opt64::NONE }
     }
 
     /// Linux's quick-ACK mode at connection start with at most `max` immediate ACKs (0 = off).
@@ -110,12 +111,12 @@ impl AckState {
         if policy == AckPolicy::Lbl {
             // Seed 002 fn. 4: back to immediate ACKs after the sender idled more than an RTT.
             let rtt = rtt.unwrap_or(200 * crate::MS);
-            if let Some(last) = self.lbl_last_arrival {
+            if let Some(last) = self.lbl_last_arrival.get() {
                 if now.saturating_sub(last) > rtt {
                     self.lbl_bytes = 0;
                 }
             }
-            self.lbl_last_arrival = Some(now);
+            self.lbl_last_arrival = Opt64::some(now);
             let immediate = self.lbl_bytes < 2 * recv_buffer as u64;
             self.lbl_bytes += seg_len as u64;
             policy = if immediate { AckPolicy::EveryPacket } else { AckPolicy::BsdDelayed };
@@ -127,10 +128,10 @@ impl AckState {
                 Arrival::InOrder { .. } | Arrival::FillsHole { .. } => {
                     // `tcp_event_data_recv`: a gap longer than the RTO re-enters quick-ACK mode.
                     let rto = rtt.map_or(crate::SEC, |r| r + (2 * r).max(200 * crate::MS));
-                    if self.last_data_at.is_some_and(|t| now.saturating_sub(t) > rto) {
+                    if self.last_data_at.get().is_some_and(|t| now.saturating_sub(t) > rto) {
                         self.incr_quickack(threshold, recv_buffer);
                     }
-                    self.last_data_at = Some(now);
+                    self.last_data_at = Opt64::some(now);
                 }
                 _ => {}
             }
@@ -193,17 +194,18 @@ impl AckState {
         // `window_clamp`: the buffer's share at the measured scaling ratio.
         let clamp = buffer * LINUX_MEASURED_SCALING_RATIO / 256;
         // The initial window: the default ratio's share, in whole segments.
-        let s = self.rcv_ssthresh.get_or_insert((buffer * LINUX_DEFAULT_SCALING_RATIO / 256 / mss * mss).min(clamp));
-        if *s >= clamp {
+        let s = self.rcv_ssthresh.get().unwrap_or((buffer * LINUX_DEFAULT_SCALING_RATIO / 256 / mss * mss).min(clamp));
+        self.rcv_ssthresh = Opt64::some(s);
+        if s >= clamp {
             return false;
         }
-        *s += (clamp - *s).min(threshold.max(2 * len as u64));
+        self.rcv_ssthresh = Opt64::some(s + (clamp - s).min(threshold.max(2 * len as u64)));
         true
     }
 
     /// Linux's `rcv_ssthresh` (tests).
     pub fn rcv_ssthresh(&self) -> Option<u64> {
-        self.rcv_ssthresh
+        self.rcv_ssthresh.get()
     }
 
     /// `tcp_incr_quickack`: at least min(rcv_wnd/(2·MSS), max) (≥ 2) immediate ACKs left.
@@ -216,8 +218,8 @@ impl AckState {
     fn set_delack(&mut self, now: Nanos, delack_timeout: Option<Nanos>) {
         self.delack = true;
         if let Some(t) = delack_timeout {
-            if self.delack_deadline.is_none() {
-                self.delack_deadline = Some(now + t);
+            if self.delack_deadline.get().is_none() {
+                self.delack_deadline = Opt64::some(now + t);
             }
         }
     }
@@ -232,8 +234,8 @@ impl AckState {
 
     /// Fine model: the delayed-ACK deadline passed.
     pub fn on_timer(&mut self, now: Nanos) {
-        if matches!(self.delack_deadline, Some(d) if d <= now) {
-            self.delack_deadline = None;
+        if matches!(self.delack_deadline.get(), Some(d) if d <= now) {
+            self.delack_deadline = Opt64::NONE;
             self.delack = false;
             self.ack_now = true;
         }
@@ -244,7 +246,7 @@ impl AckState {
         self.delack = false;
         self.ack_now = false;
         self.unacked_bytes = 0;
-        self.delack_deadline = None;
+        self.delack_deadline = Opt64::NONE;
     }
 }
 
@@ -281,7 +283,7 @@ mod tests {
         assert_eq!(n, 6 + 16);
         let mut off = AckState::new(AckPolicy::BsdDelayed);
         off.on_data(0, Arrival::InOrder { len: 1000 }, 1000, 2000, 10_000, None, Some(40));
-        assert!(!off.ack_now && off.delack_deadline == Some(40));
+        assert!(!off.ack_now && off.delack_deadline.get() == Some(40));
     }
     #[test]
     fn every_segment_is_acked_at_once_while_the_window_opens() {

@@ -39,6 +39,7 @@ pub mod faults;
 mod endpoint;
 pub mod lite;
 pub mod model;
+pub mod opt64;
 pub mod recovery;
 pub mod rto;
 pub mod sack;

@@ -2,6 +2,7 @@
 //! the peer's FIN, the application's reads (optionally rate-limited) and the persist check.
 
 use super::{Endpoint, TcpState};
+use crate::opt64::Opt64;
 use crate::ack_policy::Arrival;
 use crate::trace::TraceKind;
 use crate::{Nanos, Segment};
@@ -29,7 +30,7 @@ impl Endpoint {
         // tcp_output.c: `adv >= 2 * t_maxseg` (w.mss is t_maxseg; see take_syn_options).
         let threshold = self.cfg.delack_bytes.map(|b| b as u64).unwrap_or(2 * self.w.mss as u64);
         let dto = self.delack_timeout();
-        let rtt = self.hs_rtt;
+        let rtt = self.hs_rtt.get();
         if seg_end <= self.rcv_nxt {
             if self.sack_ok && self.cfg.dsack && len > 0 {
                 self.sack_rcv().on_duplicate(s, s + len);
@@ -86,14 +87,14 @@ impl Endpoint {
             arrival = Arrival::OutOfOrder;
         }
         if fin {
-            self.peer_fin = Some(s + len);
+            self.peer_fin = Opt64::some(s + len);
         }
         if self.read_rate.is_none() {
             self.app_read = self.rcv_data();
             self.stats.bytes_delivered_to_app = self.app_read;
         }
         self.ack.on_data(now, arrival, len as u32, threshold, self.cfg.recv_buffer, rtt, dto);
-        if let Some(f) = self.peer_fin {
+        if let Some(f) = self.peer_fin.get() {
             if f == self.rcv_nxt && !self.fin_rcvd {
                 self.rcv_nxt += 1;
                 self.fin_rcvd = true;
@@ -103,7 +104,7 @@ impl Endpoint {
                     TcpState::FinWait1 => self.state = TcpState::Closing,
                     TcpState::FinWait2 => {
                         self.state = TcpState::TimeWait;
-                        self.tw_deadline = Some(now + self.cfg.time_wait);
+                        self.tw_deadline = Opt64::some(now + self.cfg.time_wait);
                         self.timer.stop();
                     }
                     _ => {}
@@ -169,8 +170,8 @@ impl Endpoint {
         }
         self.read_last = now;
         self.stats.bytes_delivered_to_app = self.app_read;
-        if self.read_wake.is_some_and(|t| t <= now) {
-            self.read_wake = None;
+        if self.read_wake.get().is_some_and(|t| t <= now) {
+            self.read_wake = Opt64::NONE;
         }
         // tcp_output.c window-update rule after the application read.
         if self.recv_window_free() > before_free && self.is_established() && !self.fin_rcvd {
@@ -188,11 +189,11 @@ impl Endpoint {
         let Some(rate) = self.read_rate else { return };
         let unread = self.rcv_data() - self.app_read;
         if unread == 0 {
-            self.read_wake = None;
+            self.read_wake = Opt64::NONE;
             return;
         }
         let need = unread.min(self.eff_mss as u64) as f64 - self.read_credit;
         let dt = if need <= 0.0 { 1 } else { (need / rate * 1e9).ceil() as u64 };
-        self.read_wake = Some(now + dt.max(1));
+        self.read_wake = Opt64::some(now + dt.max(1));
     }
 }

@@ -3,6 +3,7 @@
 //! update, new data acknowledged), handing the payload to the receive side.
 
 use super::{Endpoint, TcpState};
+use crate::opt64::Opt64;
 use crate::cc::{AckSample, CcVerdict, LossEvent, SenderView};
 use crate::config::TimerModel;
 use crate::recovery::{RecoveryCtx, RecoveryOutcome};
@@ -101,7 +102,7 @@ impl Endpoint {
             // Retransmitted FIN: ACK it and restart the 2MSL wait.
             if seg.len > 0 || seg.flags.fin() {
                 self.ack.ack_now = true;
-                self.tw_deadline = Some(now + self.cfg.time_wait);
+                self.tw_deadline = Opt64::some(now + self.cfg.time_wait);
             }
             return;
         }
@@ -271,7 +272,7 @@ impl Endpoint {
     /// re-arms when the retransmission leaves.
     pub(super) fn cc_retransmit(&mut self, now: Nanos) {
         if self.snd_max > self.snd_una {
-            self.pending_retx = Some(self.snd_una);
+            self.pending_retx = Opt64::some(self.snd_una);
             self.timer.cancel_timing();
             self.timer.stop();
             self.stats.fast_retransmits += 1;
@@ -293,11 +294,11 @@ impl Endpoint {
         }
         if let Some(n) = out.set_snd_nxt {
             self.snd_nxt = n;
-            self.pending_retx = None;
+            self.pending_retx = Opt64::NONE;
         }
         if let Some(s) = out.retransmit {
             if s < self.snd_max {
-                self.pending_retx = Some(s);
+                self.pending_retx = Opt64::some(s);
             }
         }
         if out.exited {
@@ -410,7 +411,7 @@ impl Endpoint {
         };
         // A buffer that binds while a queue has built up (smoothed RTT above 1.5 × the minimum)
         // is not what holds the flow back: the path is full. Count that time as cwnd/path time.
-        let queued = matches!((self.fine_srtt, self.stats.min_rtt), (Some(s), Some(m)) if s > m + m / 2);
+        let queued = matches!((self.fine_srtt.get(), self.stats.min_rtt), (Some(s), Some(m)) if s > m + m / 2);
         let which = which.map(|w| if w < 2 && queued { 2 } else { w });
         self.stats.limit_since = which.map(|w| (now, w));
     }
@@ -469,7 +470,7 @@ impl Endpoint {
             self.stats.rtt_samples += 1;
             self.stats.rtt_sum += r as u128;
             self.stats.max_rtt = Some(self.stats.max_rtt.map_or(r, |m| m.max(r)));
-            self.fine_srtt = Some(match self.fine_srtt {
+            self.fine_srtt = Opt64::some(match self.fine_srtt.get() {
                 None => r,
                 Some(s) => s - s / 8 + r / 8,
             });
@@ -491,8 +492,8 @@ impl Endpoint {
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
         }
-        if matches!(self.pending_retx, Some(p) if p < ack) {
-            self.pending_retx = None;
+        if matches!(self.pending_retx.get(), Some(p) if p < ack) {
+            self.pending_retx = Opt64::NONE;
         }
         // tcp_input.c: stop the timer when everything is acknowledged, else restart it.
         if ack == self.snd_max {
@@ -548,13 +549,13 @@ impl Endpoint {
         self.record(now, TraceKind::Ack, ack, newly_data.min(u32::MAX as u64) as u32);
 
         // Our FIN acknowledged?
-        if let Some(f) = self.fin_seq {
+        if let Some(f) = self.fin_seq.get() {
             if ack > f {
                 match self.state {
                     TcpState::FinWait1 => self.state = TcpState::FinWait2,
                     TcpState::Closing => {
                         self.state = TcpState::TimeWait;
-                        self.tw_deadline = Some(now + self.cfg.time_wait);
+                        self.tw_deadline = Opt64::some(now + self.cfg.time_wait);
                         self.timer.stop();
                     }
                     TcpState::LastAck => self.enter_closed(Some(now)),

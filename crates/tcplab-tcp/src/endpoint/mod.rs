@@ -23,6 +23,7 @@
 //! * [`output`] — `poll_transmit` and building segments;
 //! * [`pacing`] — the rate-pacing release clock (Linux internal pacing) for CCs that set a rate.
 
+use crate::opt64::Opt64;
 use crate::ack_policy::AckState;
 use crate::cc::{CcWindow, CongestionControl};
 use crate::config::{EndpointConfig, TimerModel};
@@ -86,7 +87,7 @@ macro_rules! sender_view {
             snd_wnd: $ep.snd_wnd,
             mss: $ep.eff_mss,
             dupacks: $dupacks,
-            fine_srtt: $ep.fine_srtt,
+            fine_srtt: $ep.fine_srtt.get(),
             in_recovery: $ep.rec.in_recovery(),
             send_log: &$ep.log,
         }
@@ -154,10 +155,10 @@ pub struct Endpoint {
     sack_in_n: u8,
     /// Which of the hooks for modern TCP this endpoint calls (decided when it is built).
     hooks: ModernHooks,
-    fin_seq: Option<u64>,
-    pending_retx: Option<u64>,
-    fine_srtt: Option<Nanos>,
-    last_send: Option<Nanos>,
+    fin_seq: Opt64,
+    pending_retx: Opt64,
+    fine_srtt: Opt64,
+    last_send: Opt64,
     /// Boxed: a RST is rare, and 76 bytes inline would be paid by every idle endpoint.
     rst_pending: Option<Box<Segment>>,
     /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
@@ -177,20 +178,20 @@ pub struct Endpoint {
     ecn: EcnState,
     /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
     pacing: pacing::PacingClock,
-    tw_deadline: Option<Nanos>,
-    read_wake: Option<Nanos>,
+    tw_deadline: Opt64,
+    read_wake: Opt64,
     read_rate: Option<f64>,
     app_read: u64,
     read_last: Nanos,
     reass: Vec<(u64, u64)>,
-    peer_fin: Option<u64>,
+    peer_fin: Opt64,
 
     stats: ConnStats,
 
     // Cold: the handshake, a rate-limited reader's credit, the SACK receiver's block list.
     read_credit: f64,
-    hs_sent_at: Option<Nanos>,
-    hs_rtt: Option<Nanos>,
+    hs_sent_at: Opt64,
+    hs_rtt: Opt64,
     /// Allocated at the first out-of-order or duplicate segment of a SACK connection (only
     /// those write it): the others, and every idle connection, carry a pointer (issue 28).
     sack_rcv: Option<Box<SackReceiver>>,
@@ -267,32 +268,32 @@ impl Endpoint {
             w,
             app_written: 0,
             close_requested: false,
-            fin_seq: None,
+            fin_seq: Opt64::NONE,
             dupacks: 0,
-            pending_retx: None,
+            pending_retx: Opt64::NONE,
             force_probe: false,
             syn_pending: false,
             log: SendLog::default(),
-            fine_srtt: None,
-            last_send: None,
+            fine_srtt: Opt64::NONE,
+            last_send: Opt64::NONE,
             rst_pending: None,
             ecn_ack_pending: None,
             rcv_nxt: 0,
             rcv_adv: 0,
             reass: Vec::new(),
-            peer_fin: None,
+            peer_fin: Opt64::NONE,
             fin_rcvd: false,
             app_read: 0,
             read_rate: None,
             read_credit: 0.0,
             read_last: 0,
-            read_wake: None,
+            read_wake: Opt64::NONE,
             ts_recent: 0,
-            hs_sent_at: None,
-            hs_rtt: None,
+            hs_sent_at: Opt64::NONE,
+            hs_rtt: Opt64::NONE,
             tcp_now: 1,
             idle_ticks: 0,
-            tw_deadline: None,
+            tw_deadline: Opt64::NONE,
             stats: ConnStats::default(),
             trace: if cfg.trace { Some(Box::default()) } else { None },
             ecn: EcnState { per_segment: cfg.ecn_per_segment, dctcp_echo: cfg.ecn_dctcp_echo, l4s: cfg.ecn_l4s, ..EcnState::default() },
@@ -484,7 +485,7 @@ impl Endpoint {
     }
     fn data_acked(&self, ack: u64) -> u64 {
         let d = ack.saturating_sub(1);
-        match self.fin_seq {
+        match self.fin_seq.get() {
             Some(f) if ack > f => d - 1,
             _ => d,
         }
@@ -539,10 +540,10 @@ impl Endpoint {
     fn enter_closed(&mut self, now: Option<Nanos>) {
         self.state = TcpState::Closed;
         self.timer.stop();
-        self.tw_deadline = None;
-        self.read_wake = None;
-        self.ack.delack_deadline = None;
-        self.pending_retx = None;
+        self.tw_deadline = Opt64::NONE;
+        self.read_wake = Opt64::NONE;
+        self.ack.delack_deadline = Opt64::NONE;
+        self.pending_retx = Opt64::NONE;
         if self.stats.closed_at.is_none() {
             self.stats.closed_at = now;
         }
@@ -606,7 +607,7 @@ impl Endpoint {
         self.state = TcpState::Established;
         self.stats.established_at = Some(now);
         if let Some(t0) = self.hs_sent_at.take() {
-            self.hs_rtt = Some(now.saturating_sub(t0));
+            self.hs_rtt = Opt64::some(now.saturating_sub(t0));
         }
     }
 }

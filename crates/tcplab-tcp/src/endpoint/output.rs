@@ -3,6 +3,7 @@
 //! sender SWS, pacing), pure ACKs — and building each segment with its options.
 
 use super::{Endpoint, TcpState, TCP_MAXWIN};
+use crate::opt64::Opt64;
 use crate::ecn::EcnState;
 use crate::recovery::{SackSend, SendGate};
 use crate::rto::RetransmitTimer;
@@ -109,7 +110,7 @@ impl Endpoint {
         if s >= self.snd_una && s < self.snd_max {
             let limit = self.send_limit();
             let len = limit.saturating_sub(s).min(self.eff_mss as u64) as u32;
-            let fin = self.fin_abs() == Some(s + len as u64) && self.fin_seq.is_some();
+            let fin = self.fin_abs() == Some(s + len as u64) && self.fin_seq.get().is_some();
             if len > 0 || fin {
                 return Some(self.emit(now, s, len, fin, true));
             }
@@ -140,7 +141,7 @@ impl Endpoint {
         };
         if self.snd_max == 0 {
             self.timer.start_timing(now, 0);
-            self.hs_sent_at = Some(now);
+            self.hs_sent_at = Opt64::some(now);
         } else {
             self.timer.cancel_timing();
         }
@@ -185,7 +186,7 @@ impl Endpoint {
                 }
                 let limit = self.send_limit();
                 let len = (len as u64).min(limit.saturating_sub(seq)) as u32;
-                let fin = self.fin_abs() == Some(seq + len as u64) && self.fin_seq.is_some();
+                let fin = self.fin_abs() == Some(seq + len as u64) && self.fin_seq.get().is_some();
                 if len > 0 || fin {
                     return Some(self.emit(now, seq, len, fin, true));
                 }
@@ -306,7 +307,7 @@ impl Endpoint {
         let idle_long = match &self.timer {
             RetransmitTimer::Bsd { est, .. } => self.idle_ticks as i64 >= est.rxtcur as i64,
             RetransmitTimer::Fine { .. } => {
-                let since = now.saturating_sub(self.last_send.unwrap_or(now));
+                let since = now.saturating_sub(self.last_send.get().unwrap_or(now));
                 since > self.timer.rto_ns()
             }
         };
@@ -327,7 +328,7 @@ impl Endpoint {
         seg.len = len;
         if fin {
             seg.flags |= Flags::FIN;
-            self.fin_seq = Some(end - 1);
+            self.fin_seq = Opt64::some(end - 1);
             match self.state {
                 TcpState::Established | TcpState::SynReceived => self.state = TcpState::FinWait1,
                 TcpState::CloseWait => self.state = TcpState::LastAck,
@@ -376,7 +377,7 @@ impl Endpoint {
         }
         self.log.on_send(now, s, end);
         self.cc.on_send(now, s.saturating_sub(1), len, is_retx);
-        self.last_send = Some(now);
+        self.last_send = Opt64::some(now);
         self.record(now, if is_retx { TraceKind::Retransmit } else { TraceKind::Send }, s, len);
         self.after_send(now, &seg);
         seg

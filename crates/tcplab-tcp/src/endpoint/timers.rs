@@ -3,6 +3,7 @@
 //! segment, go back N; or a window probe with a zero peer window).
 
 use super::{Endpoint, TcpState};
+use crate::opt64::Opt64;
 use crate::cc::LossEvent;
 use crate::config::TimerModel;
 use crate::recovery::RecoveryCtx;
@@ -19,9 +20,9 @@ impl Endpoint {
             }
         };
         m(self.timer.deadline());
-        m(self.ack.delack_deadline);
-        m(self.tw_deadline);
-        m(self.read_wake);
+        m(self.ack.delack_deadline.get());
+        m(self.tw_deadline.get());
+        m(self.read_wake.get());
         if self.hooks.rec_timer {
             m(self.rec.next_timer());
         }
@@ -34,8 +35,8 @@ impl Endpoint {
 
     /// Fine-grained timers due: RTO (fine model), delayed ACK (fine model), TIME_WAIT, reads.
     pub fn on_timer(&mut self, now: Nanos) {
-        if matches!(self.tw_deadline, Some(d) if d <= now) {
-            self.tw_deadline = None;
+        if matches!(self.tw_deadline.get(), Some(d) if d <= now) {
+            self.tw_deadline = Opt64::NONE;
             if self.state == TcpState::TimeWait {
                 self.enter_closed(Some(now));
                 return;
@@ -97,13 +98,13 @@ impl Endpoint {
                     return;
                 }
                 self.syn_pending = true;
-                self.hs_sent_at = None;
+                self.hs_sent_at = Opt64::NONE;
                 return;
             }
             TcpState::Closed | TcpState::Listen | TcpState::TimeWait => return,
             _ => {}
         }
-        let data_waiting = self.send_limit() > self.snd_una || (self.fin_abs().is_some() && self.fin_seq.is_none_or(|f| self.snd_una <= f));
+        let data_waiting = self.send_limit() > self.snd_una || (self.fin_abs().is_some() && self.fin_seq.get().is_none_or(|f| self.snd_una <= f));
         if self.snd_wnd == 0 && (self.snd_max > self.snd_una || data_waiting) {
             // Persist: probe the zero window; cwnd untouched (tcp_timer.c TCPT_PERSIST).
             let _ = self.timer.backoff();
@@ -127,7 +128,7 @@ impl Endpoint {
             }
             self.stats.timeout_times.push(now);
         }
-        if let Some(last) = self.last_send {
+        if let Some(last) = self.last_send.get() {
             self.stats.largest_timeout_gap = self.stats.largest_timeout_gap.max(now.saturating_sub(last));
         }
         if self.cfg.faults.no_rto_backoff {
@@ -147,7 +148,7 @@ impl Endpoint {
         }
         self.dupacks = 0;
         self.snd_nxt = self.snd_una;
-        self.pending_retx = None;
+        self.pending_retx = Opt64::NONE;
         self.ecn.on_loss_reduction(self.snd_max);
         self.timer.restart(now);
         self.record(now, TraceKind::Timeout, self.snd_una, 0);

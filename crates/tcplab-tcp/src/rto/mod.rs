@@ -22,6 +22,7 @@ pub use fine::FineRto;
 pub use linux::LinuxRto;
 pub use ns2::Ns2Rto;
 
+use crate::opt64::Opt64;
 use crate::config::TimerModel;
 use crate::Nanos;
 
@@ -43,7 +44,7 @@ pub enum RetransmitTimer {
     },
     Fine {
         est: DeadlineRto,
-        deadline: Option<Nanos>,
+        deadline: Opt64,
         timing: Option<(u64, Nanos)>,
     },
 }
@@ -102,17 +103,17 @@ impl RetransmitTimer {
             TimerModel::Bsd => RetransmitTimer::Bsd { est: BsdRto::new(), rexmt: 0, t_rtt: 0, rtseq: 0 },
             TimerModel::Fine { granularity, min_rto, initial_rto } => RetransmitTimer::Fine {
                 est: DeadlineRto::Rfc6298(FineRto::new(granularity, min_rto, initial_rto)),
-                deadline: None,
+                deadline: Opt64::NONE,
                 timing: None,
             },
             TimerModel::Linux { min_rto, initial_rto, .. } => RetransmitTimer::Fine {
                 est: DeadlineRto::Linux(LinuxRto::new(min_rto, initial_rto)),
-                deadline: None,
+                deadline: Opt64::NONE,
                 timing: None,
             },
             TimerModel::Ns2 { tick, min_rto, initial_rto, max_rto } => RetransmitTimer::Fine {
                 est: DeadlineRto::Ns2(Ns2Rto::new(tick, min_rto, initial_rto, max_rto)),
-                deadline: None,
+                deadline: Opt64::NONE,
                 timing: None,
             },
         }
@@ -167,7 +168,7 @@ impl RetransmitTimer {
     pub fn restart(&mut self, now: Nanos) {
         match self {
             RetransmitTimer::Bsd { est, rexmt, .. } => *rexmt = est.rxtcur,
-            RetransmitTimer::Fine { est, deadline, .. } => *deadline = Some(now + est.rto()),
+            RetransmitTimer::Fine { est, deadline, .. } => *deadline = Opt64::some(now + est.rto()),
         }
     }
 
@@ -181,20 +182,20 @@ impl RetransmitTimer {
     pub fn stop(&mut self) {
         match self {
             RetransmitTimer::Bsd { rexmt, .. } => *rexmt = 0,
-            RetransmitTimer::Fine { deadline, .. } => *deadline = None,
+            RetransmitTimer::Fine { deadline, .. } => *deadline = Opt64::NONE,
         }
     }
 
     pub fn deadline(&self) -> Option<Nanos> {
         match self {
             RetransmitTimer::Bsd { .. } => None,
-            RetransmitTimer::Fine { deadline, .. } => *deadline,
+            RetransmitTimer::Fine { deadline, .. } => deadline.get(),
         }
     }
 
     /// Fine model: has the deadline passed?
     pub fn expired(&self, now: Nanos) -> bool {
-        matches!(self, RetransmitTimer::Fine { deadline: Some(d), .. } if *d <= now)
+        matches!(self, RetransmitTimer::Fine { deadline, .. } if deadline.get().is_some_and(|d| d <= now))
     }
 
     /// BSD slow tick (tcp_slowtimo): decrement the REXMT countdown, then advance t_rtt.
