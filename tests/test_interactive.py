@@ -195,3 +195,13 @@ def test_long_paths_drop_only_the_linetos_svg_implies():
     from tcplab.report.figures import _implicit_lineto
     assert _implicit_lineto("M 1 2 L 3 4 L 5 6 M 7 8 L 9 10".split()) == "M 1 2 3 4 5 6 M 7 8 9 10"
     assert _implicit_lineto("M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 L 9 9".split()) == "M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 9 9"
+
+
+def test_metrics_import_leaves_numpy_unloaded_until_a_statistic_needs_it():
+    import subprocess
+    import sys
+    code = ("import sys, tcplab.metrics as m; a = 'numpy' in sys.modules; "
+            "j = m._jain([1.0, 1.0, 0.0, 0.0]); print(a, 'numpy' in sys.modules, j)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[:2] == ["False", "True"]
+    assert float(out[2]) == 0.5  # Jain of (1, 1, 0, 0) = 4 / (4 * 2)
