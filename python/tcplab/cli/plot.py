@@ -29,9 +29,33 @@ def single_threaded_blas() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+def import_matplotlib_without_set_docstrings() -> None:
+    """Import matplotlib's figure, artists and Agg canvas without writing the docstrings of their
+    ``set()`` methods. matplotlib writes, for every Artist subclass as it is defined, a docstring
+    listing all its properties (``matplotlib.artist.kwdoc``: inspects and reformats every setter's
+    docstring), which is a fifth of matplotlib's import time and which a command that draws and
+    exits never reads (issue 28). Only the docstrings change, not ``set()`` itself; ``kwdoc`` is
+    restored once the classes exist. A no-op when matplotlib is already imported or lacks it."""
+    import sys
+    if "matplotlib.figure" in sys.modules:
+        return
+    import matplotlib.artist as artist
+    kwdoc = getattr(artist, "kwdoc", None)
+    if kwdoc is None:
+        return
+    artist.kwdoc = lambda _cls: ""
+    try:
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import matplotlib.collections  # noqa: F401
+        import matplotlib.figure  # noqa: F401
+    finally:
+        artist.kwdoc = kwdoc
+
+
 def run(a) -> int:
     check_window(a)
     single_threaded_blas()
+    import_matplotlib_without_set_docstrings()
     from ..plots import plot_cli
     paths = plot_cli(a.run_dir, conn=a.conn, kind=a.kind, t_from=a.t_from, t_to=a.t_to, fmt=a.format, out=a.out)
     if a.out is not None and a.out.suffix.lower() in (".png", ".svg", ".pdf") and len(paths) > 1:
