@@ -70,6 +70,33 @@ def test_ca_growth_counts_excess_over_eq3_only():
     assert "1.8× as fast" in fs[0].summary
 
 
+def test_ca_growth_reports_each_ca_period_between_reductions_on_its_own():
+    # Doubled growth for 8 ACKs, a reduction (ssthresh changes, cwnd halves), doubled growth for 5
+    # ACKs, a cwnd cut, then 2 fast ACKs only (too few): two findings, each counting its own ACKs.
+    rows, cw, ss, t = [(0.0, "send", 10 * MSS, 5 * MSS, 1.0)], 10.0 * MSS, 5 * MSS, 0.0
+
+    def grow(n):
+        nonlocal cw, t
+        for _ in range(n):
+            t += 0.01
+            cw += 2.0 * MSS * MSS / cw
+            rows.append((t, "ack", cw, ss, 1.0))
+    grow(8)
+    t += 0.01
+    cw, ss = cw / 2, cw / 2
+    rows.append((t, "ack", cw, ss, 1.0))
+    grow(5)
+    t += 0.01
+    cw = cw * 0.9
+    rows.append((t, "ack", cw, ss, 1.0))
+    grow(2)
+    n = len(rows) - 1
+    v = _flow(ack_t=np.array([r[0] for r in rows[1:]]), ack_no=np.arange(1, n + 1) * MSS,
+              ack_new=np.full(n, MSS), ack_dup=np.zeros(n, bool), **_state(rows))
+    fs = ca_growth.check(v)
+    assert [(f.count, round(f.t_start, 2), round(f.t_end, 2)) for f in fs] == [(8, 0.01, 0.08), (5, 0.1, 0.14)]
+
+
 def test_timeout_after_three_dupacks_without_fast_retransmit():
     sends = np.array([0.0, 0.0, 0.0, 0.0, 0.0])
     v = _flow(send_t=sends, send_seq=np.arange(5) * MSS, send_len=np.full(5, MSS), send_retx=np.zeros(5, bool),

@@ -195,3 +195,29 @@ def test_long_paths_drop_only_the_linetos_svg_implies():
     from tcplab.report.figures import _implicit_lineto
     assert _implicit_lineto("M 1 2 L 3 4 L 5 6 M 7 8 L 9 10".split()) == "M 1 2 3 4 5 6 M 7 8 9 10"
     assert _implicit_lineto("M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 L 9 9".split()) == "M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 9 9"
+
+
+def test_metrics_import_leaves_numpy_unloaded_until_a_statistic_needs_it():
+    import subprocess
+    import sys
+    code = ("import sys, tcplab.metrics as m; a = 'numpy' in sys.modules; "
+            "j = m._jain([1.0, 1.0, 0.0, 0.0]); print(a, 'numpy' in sys.modules, j)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[:2] == ["False", "True"]
+    assert float(out[2]) == 0.5  # Jain of (1, 1, 0, 0) = 4 / (4 * 2)
+
+
+def test_matplotlib_imported_without_set_docstrings_draws_the_same_bytes():
+    import subprocess
+    import sys
+    draw = ("from matplotlib.figure import Figure; import io, hashlib, matplotlib.lines as ml; "
+            "f = Figure(figsize=(3, 2), dpi=100); ax = f.add_subplot(); "
+            "ln, = ax.plot([0, 1, 2, 3], [1, 3, 2, 4], label='x'); ln.set(linewidth=2, color='0.3'); "
+            "ax.set(xlabel='t (s)', title='q'); ax.legend(); b = io.BytesIO(); "
+            "f.savefig(b, format='png', metadata={'Software': None}); "
+            "print(hashlib.sha256(b.getvalue()).hexdigest(), bool(ml.Line2D.set.__doc__ and 'agg_filter' in ml.Line2D.set.__doc__))")
+    lean = "from tcplab.cli.plot import import_matplotlib_without_set_docstrings as f; f(); " + draw
+    plain = subprocess.run([sys.executable, "-c", draw], capture_output=True, text=True, check=True).stdout.split()
+    fast = subprocess.run([sys.executable, "-c", lean], capture_output=True, text=True, check=True).stdout.split()
+    assert plain[1] == "True" and fast[1] == "False"  # the docstrings were skipped, nothing else
+    assert fast[0] == plain[0]

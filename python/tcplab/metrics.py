@@ -35,11 +35,14 @@ import operator
 import statistics
 from typing import Any, Callable, Mapping
 
-from .analysis import describe, jain_index
-
 
 class MetricError(ValueError):
     pass
+
+
+def _jain(values):
+    from .analysis import jain_index  # lazy: tcplab.analysis imports numpy (~0.18 s)
+    return jain_index(values)
 
 
 def resolve(summary: Mapping[str, Any], path: str, flow: str | None = None,
@@ -214,7 +217,7 @@ def derived_funcs(summary: Mapping[str, Any], flow: str | None, done: Mapping[st
 
     return {
         "value": get,
-        "jain": lambda p: jain_index(_values(get(p))),
+        "jain": lambda p: _jain(_values(get(p))),
         "sum": lambda p: math.fsum(_values(get(p))),
         "mean": lambda p: statistics.fmean(_values(get(p))) if _values(get(p)) else None,
         "min": lambda p: min(_values(get(p)), default=None),
@@ -243,6 +246,7 @@ def claim_funcs(values: Callable[[str, str], list[tuple[Any, Any]]], record: dic
 
     def stat(kind):
         def f(variant, metric):
+            from .analysis import describe  # numpy: loaded only when a table is summarised
             d = describe(v for _, v in values(variant, metric))
             v = {"mean": d["mean"], "std": d["std"], "min": d["min"], "max": d["max"], "median": d["median"], "n": d["n"]}[kind]
             if v is None:

@@ -79,12 +79,20 @@ def _view(rd, conn: str, decl: dict) -> FlowView | None:
     t = snd["t_s"].to_numpy()
     seq = snd["seq"].to_numpy().astype(np.int64)
     ln = snd["len"].to_numpy().astype(np.int64)
-    is_send = (kind == "send") | (kind == "retransmit")
+    # The kind masks compared in polars (Rust), not on numpy's object array of Python strings:
+    # those compares and np.isin were a third of the report's diagnosis reading (issue 28).
+    ks = snd["kind"]
+
+    def is_(*names: str) -> np.ndarray:
+        return ks.is_in(list(names)).fill_null(False).to_numpy()
+    is_retx = is_("retransmit")
+    is_send = is_("send") | is_retx
     data = is_send & (ln > 0)
-    is_ack = kind == "ack"
-    is_dup = kind == "dupack"
+    is_ack = is_("ack")
+    is_dup = is_("dupack")
     acks = is_ack | is_dup
-    st = ~np.isin(kind, ["recv", "ack_sent", "cam", "sack"])
+    st = ~is_("recv", "ack_sent", "cam", "sack")
+    is_to, is_fr = is_("timeout"), is_("fast_retransmit")
     mss = int(ln[data].max()) if data.any() else 1460
     v = FlowView(
         name=conn, source="rundir", inferred=False, mss=mss, variant=variant,
@@ -92,10 +100,10 @@ def _view(rd, conn: str, decl: dict) -> FlowView | None:
         timer=str(decl.get("timer") or _default_timer(variant)),
         send_buffer=info.get("send_buffer_bytes"),
         total_bytes=info.get("transfer_bytes") or None,
-        send_t=t[data], send_seq=seq[data], send_len=ln[data], send_retx=(kind == "retransmit")[data],
+        send_t=t[data], send_seq=seq[data], send_len=ln[data], send_retx=is_retx[data],
         ack_t=t[acks], ack_no=seq[acks], ack_new=np.where(is_ack, ln, 0)[acks], ack_dup=is_dup[acks],
-        timeout_t=t[kind == "timeout"], timeout_una=seq[kind == "timeout"],
-        fastrtx_t=t[kind == "fast_retransmit"], fastrtx_una=seq[kind == "fast_retransmit"],
+        timeout_t=t[is_to], timeout_una=seq[is_to],
+        fastrtx_t=t[is_fr], fastrtx_una=seq[is_fr],
         st_t=t[st], st_kind=kind[st], st_cwnd=snd["cwnd"].to_numpy()[st].astype(float),
         st_ssthresh=snd["ssthresh"].to_numpy()[st].astype(float),
         st_snd_wnd=snd["snd_wnd"].to_numpy()[st].astype(float),
@@ -108,12 +116,13 @@ def _view(rd, conn: str, decl: dict) -> FlowView | None:
     # Data the receiver saw, and the ACKs it sent (the receiver's side of the same connection).
     rcv = rd.trace(conn, "rcv")
     if rcv.height:
-        rk = rcv["kind"].to_numpy()
-        m = rk == "recv"
-        v.recv_t = rcv["t_s"].to_numpy()[m]
+        rk = rcv["kind"]
+        m = (rk == "recv").fill_null(False).to_numpy()
+        rt = rcv["t_s"].to_numpy()
+        v.recv_t = rt[m]
         v.recv_seq = rcv["seq"].to_numpy()[m].astype(np.int64)
         v.recv_len = rcv["len"].to_numpy()[m].astype(np.int64)
-        v.acksent_t = rcv["t_s"].to_numpy()[rk == "ack_sent"]
+        v.acksent_t = rt[(rk == "ack_sent").fill_null(False).to_numpy()]
     sk = snd.filter(pl.col("kind") == "sack")
     if sk.height:
         # D-SACK (RFC 2883): a block below the cumulative ACK of its segment.

@@ -40,9 +40,11 @@ def check(v):
     rtt = v.rtt()
     sent_end = np.maximum.accumulate(v.send_seq + v.send_len) if len(v.send_t) else np.zeros(0)
     total_bytes = v.total_bytes
-    for a, b in zip(v.send_t[:-1], v.send_t[1:]):
-        if b - a <= max(2 * rtt, 0.2):
-            continue
+    # Only the gaps longer than 2 RTT (and 200 ms) are looked at (found at once: a loop over every
+    # send was most of this rule's time on a 6-flow, 60 s run).
+    gaps = np.nonzero(np.diff(v.send_t) > max(2 * rtt, 0.2))[0] if len(v.send_t) > 1 else []
+    for i in gaps:
+        a, b = v.send_t[i], v.send_t[i + 1]
         mid = a + 1e-9
         room = min(v.state_at(mid, "cwnd", before=False), v.state_at(mid, "snd_wnd", before=False), buf) - v.state_at(mid, "unacked", before=False)
         k = np.searchsorted(v.send_t, a, side="right") - 1
