@@ -26,10 +26,12 @@ HEADER = """\
 #   off at a small limit; the monitor records the queue's maximum every 10 ms (Fig 6.9's finer
 #   interval): 100 samples a second, a 50 Hz Nyquist limit.
 # * 300 s: the spectrum is taken over 100-300 s, after tcplib's warm-up (brakmo/table5.4 header).
-# * Node delay: tcplab's `processing_delay` delays a packet on arrival at a node (before it is
-#   forwarded or delivered); the thesis delays it "before a packet is sent by the node". For a
-#   router the two are the same point in a packet's path; for a sending host ours falls on the
-#   packet's arrival at the next node, which shifts the same burst by the same random amounts.
+# * Node delay (c): placed where the thesis puts it, "a delay, with a uniform distribution between
+#   0 and 50us, is introduced before a packet is sent by the node" (§6.2.6): `processing_at =
+#   "send"`, so every packet a node sends (its own or forwarded) waits out a fresh draw first,
+#   one packet at a time per node (§2.2.2: "periods of time during which the node does no other
+#   processing"), and a packet a host receives is not delayed. tcplab's default placement, on
+#   arrival, is the `node-delay-on-arrival` variant of reproduce.toml.
 """
 
 NODES = ["Host1", "Host2", "Host3", "Host4", "Router1", "Router2", "Host5"]
@@ -43,6 +45,7 @@ def scenario(panel: str, sources: list[str], node_delay: bool) -> str:
         out.extend(["[[nodes]]", f'name = "{n}"', f'kind = "{"router" if n.startswith("Router") else "host"}"'])
         if node_delay:
             out.append('processing_delay = { dist = "uniform", min = "0us", max = "50us" }')
+            out.append('processing_at = "send"   # "before a packet is sent by the node" (§6.2.6)')
     out += ["", "[[lan]]", 'name = "LAN1"', 'nodes = ["Host1", "Host2", "Host3", "Host4", "Router1"]',
             "[[lan]]", 'name = "LAN2"', 'nodes = ["Router2", "Host5"]',
             "[[links]]", 'name = "bottleneck"', 'a = "Router1"', 'b = "Router2"', 'rate = "200KB/s"', 'delay = "50ms"',
