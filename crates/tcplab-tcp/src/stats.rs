@@ -1,5 +1,6 @@
 //! Per-connection counters (the `flows` entries of summary.json are derived from these).
 
+use crate::opt64::Opt64;
 use crate::Nanos;
 
 /// How many coarse-timeout times [`ConnStats::timeout_times`] keeps.
@@ -35,22 +36,24 @@ pub struct ConnStats {
     pub limited_ns: [u64; 3],
     /// Smallest fine RTT sample (ns): the minimum of all measured round-trip times, which is
     /// Vegas' BaseRTT (seed 000 §4.3) whenever no retransmission spoiled a sample.
-    pub min_rtt: Option<Nanos>,
-    pub max_rtt: Option<Nanos>,
+    pub min_rtt: Opt64,
+    pub max_rtt: Opt64,
     /// Time of the previous new ACK and the limit that bound then (index into `limited_ns`).
-    pub limit_since: Option<(Nanos, u8)>,
+    pub limit_since: Opt64,
     /// Time the last byte of a finite transfer was acknowledged.
-    pub completion_time: Option<Nanos>,
+    pub completion_time: Opt64,
     pub max_cwnd_bytes: u32,
     /// Connection aborted (too many retransmissions, or RST).
     pub aborted: bool,
+    /// The limit that bound at `limit_since` (index into `limited_ns`).
+    pub limit_which: u8,
     // Cold: the handshake, the end, losses and rarer events.
     /// Time of the first data segment sent.
-    pub first_send: Option<Nanos>,
+    pub first_send: Opt64,
     /// Time the connection reached ESTABLISHED.
-    pub established_at: Option<Nanos>,
+    pub established_at: Opt64,
     /// Time the connection became CLOSED.
-    pub closed_at: Option<Nanos>,
+    pub closed_at: Opt64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     /// Retransmission-timer expiries with data outstanding (not persist probes).

@@ -577,14 +577,14 @@ impl Summary {
             .enumerate()
             .map(|(ci, c)| {
                 let st = c.ep[0].stats();
-                let start = c.started_at.unwrap_or(c.start);
-                let completion = st.completion_time.map(|t| SimTime(t).saturating_sub(start).as_secs_f64());
+                let start = c.started_at.get().map_or(c.start, SimTime);
+                let completion = st.completion_time.get().map(|t| SimTime(t).saturating_sub(start).as_secs_f64());
                 // A byte transfer is measured to its last ACK; a timed one over its sending time
                 // (bytes acknowledged when it ended), or up to the end of the run if that came first.
                 let elapsed = now.saturating_sub(start).as_secs_f64();
-                let (bytes, span) = match (c.bytes, c.duration) {
+                let (bytes, span) = match (c.bytes.get(), c.duration.get().map(SimTime)) {
                     (Some(_), _) => (st.bytes_acked, completion.unwrap_or(elapsed)),
-                    (None, Some(d)) => match c.acked_at_stop {
+                    (None, Some(d)) => match c.acked_at_stop.get() {
                         Some(b) => (b, d.as_secs_f64()),
                         None => (st.bytes_acked, elapsed),
                     },
@@ -595,7 +595,7 @@ impl Summary {
                     variant: c.variant.clone(),
                     from: node(c.from),
                     to: node(c.to),
-                    transfer_bytes: c.bytes,
+                    transfer_bytes: c.bytes.get(),
                     start_s: start.as_secs_f64(),
                     bytes_acked: st.bytes_acked,
                     throughput_KBps: if span > 0.0 { bytes as f64 / 1024.0 / span } else { 0.0 },
@@ -612,9 +612,9 @@ impl Summary {
                     header_predicted_acks: st.predicted_acks,
                     max_cwnd_bytes: st.max_cwnd_bytes,
                     send_buffer_bytes: c.ep[0].config().send_buffer,
-                    min_rtt_s: st.min_rtt.map(|r| r as f64 / 1e9),
+                    min_rtt_s: st.min_rtt.get().map(|r| r as f64 / 1e9),
                     bytes_delivered: c.ep[1].stats().bytes_delivered_to_app,
-                    completed: st.completion_time.is_some(),
+                    completed: st.completion_time.get().is_some(),
                     ecn: c.ep[0].ecn_ok(),
                     ecn_ce_received: c.ep[1].stats().ecn_ce_received,
                     ecn_ece_received: st.ecn_ece_received,
@@ -629,7 +629,7 @@ impl Summary {
                         Some((b - a) as f64 * 8.0 / (span_ns(&la, &lb) / 1e9))
                     }),
                     mean_rtt_s: (st.rtt_samples > 0).then(|| st.rtt_sum as f64 / st.rtt_samples as f64 / 1e9),
-                    max_rtt_s: st.max_rtt.map(|r| r as f64 / 1e9),
+                    max_rtt_s: st.max_rtt.get().map(|r| r as f64 / 1e9),
                     loss_events: st.fast_retransmits + st.coarse_timeouts,
                     limited_by_send_buffer: {
                         let total: u64 = st.limited_ns.iter().sum();

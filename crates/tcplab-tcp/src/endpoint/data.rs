@@ -89,7 +89,7 @@ impl Endpoint {
         if fin {
             self.peer_fin = Opt64::some(s + len);
         }
-        if self.read_rate.is_none() {
+        if self.read_rate().is_none() {
             self.app_read = self.rcv_data();
             self.stats.bytes_delivered_to_app = self.app_read;
         }
@@ -143,7 +143,7 @@ impl Endpoint {
     // ------------------------------------------------------------------ receive application
 
     pub(super) fn drain_reads(&mut self, now: Nanos) {
-        let rate = match self.read_rate {
+        let rate = match self.read_rate() {
             None => {
                 self.app_read = self.rcv_data();
                 self.stats.bytes_delivered_to_app = self.app_read;
@@ -155,23 +155,25 @@ impl Endpoint {
         if now <= self.read_last {
             return;
         }
-        let unread = self.rcv_data() - self.app_read;
+        let rcv_data = self.rcv_data();
+        let unread = rcv_data - self.app_read;
         let before_free = self.recv_window_free();
+        let rd = self.reader.as_deref_mut().expect("a read rate lives in the reader");
         if unread == 0 {
-            self.read_credit = 0.0;
+            rd.credit = 0.0;
         } else {
-            self.read_credit += (now - self.read_last) as f64 * rate / 1e9;
-            let n = (self.read_credit.floor() as u64).min(unread);
+            rd.credit += (now - self.read_last) as f64 * rate / 1e9;
+            let n = (rd.credit.floor() as u64).min(unread);
             self.app_read += n;
-            self.read_credit -= n as f64;
-            if self.app_read == self.rcv_data() {
-                self.read_credit = 0.0;
+            rd.credit -= n as f64;
+            if self.app_read == rcv_data {
+                rd.credit = 0.0;
             }
         }
         self.read_last = now;
         self.stats.bytes_delivered_to_app = self.app_read;
-        if self.read_wake.get().is_some_and(|t| t <= now) {
-            self.read_wake = Opt64::NONE;
+        if rd.wake.get().is_some_and(|t| t <= now) {
+            rd.wake = Opt64::NONE;
         }
         // tcp_output.c window-update rule after the application read.
         if self.recv_window_free() > before_free && self.is_established() && !self.fin_rcvd {
@@ -186,14 +188,16 @@ impl Endpoint {
     }
 
     pub(super) fn schedule_read(&mut self, now: Nanos) {
-        let Some(rate) = self.read_rate else { return };
+        let Some(rate) = self.read_rate() else { return };
         let unread = self.rcv_data() - self.app_read;
+        let eff_mss = self.eff_mss as u64;
+        let rd = self.reader.as_deref_mut().expect("a read rate lives in the reader");
         if unread == 0 {
-            self.read_wake = Opt64::NONE;
+            rd.wake = Opt64::NONE;
             return;
         }
-        let need = unread.min(self.eff_mss as u64) as f64 - self.read_credit;
+        let need = unread.min(eff_mss) as f64 - rd.credit;
         let dt = if need <= 0.0 { 1 } else { (need / rate * 1e9).ceil() as u64 };
-        self.read_wake = Opt64::some(now + dt.max(1));
+        rd.wake = Opt64::some(now + dt.max(1));
     }
 }

@@ -394,8 +394,8 @@ impl Endpoint {
     /// application has more to send than the send buffer holds (a finished writer is limited by
     /// nothing).
     pub(super) fn account_window_limit(&mut self, now: Nanos) {
-        if let Some((since, which)) = self.stats.limit_since {
-            self.stats.limited_ns[which as usize] += now.saturating_sub(since);
+        if let Some(since) = self.stats.limit_since.get() {
+            self.stats.limited_ns[self.stats.limit_which as usize] += now.saturating_sub(since);
         }
         let acked_data = self.snd_una.saturating_sub(1).min(self.app_written);
         let backlog = self.app_written.saturating_sub(acked_data);
@@ -411,9 +411,15 @@ impl Endpoint {
         };
         // A buffer that binds while a queue has built up (smoothed RTT above 1.5 × the minimum)
         // is not what holds the flow back: the path is full. Count that time as cwnd/path time.
-        let queued = matches!((self.fine_srtt.get(), self.stats.min_rtt), (Some(s), Some(m)) if s > m + m / 2);
+        let queued = matches!((self.fine_srtt.get(), self.stats.min_rtt.get()), (Some(s), Some(m)) if s > m + m / 2);
         let which = which.map(|w| if w < 2 && queued { 2 } else { w });
-        self.stats.limit_since = which.map(|w| (now, w));
+        match which {
+            Some(w) => {
+                self.stats.limit_since = Opt64::some(now);
+                self.stats.limit_which = w;
+            }
+            None => self.stats.limit_since = Opt64::NONE,
+        }
     }
 
     /// An ACK that advances snd_una. Returns true if Lite's header prediction took it.
@@ -466,10 +472,10 @@ impl Endpoint {
         }
         let fine_rtt = self.log.ack(now, ack);
         if let Some(r) = fine_rtt {
-            self.stats.min_rtt = Some(self.stats.min_rtt.map_or(r, |m| m.min(r)));
+            self.stats.min_rtt = Opt64::some(self.stats.min_rtt.get().map_or(r, |m| m.min(r)));
             self.stats.rtt_samples += 1;
             self.stats.rtt_sum += r as u128;
-            self.stats.max_rtt = Some(self.stats.max_rtt.map_or(r, |m| m.max(r)));
+            self.stats.max_rtt = Opt64::some(self.stats.max_rtt.get().map_or(r, |m| m.max(r)));
             self.fine_srtt = Opt64::some(match self.fine_srtt.get() {
                 None => r,
                 Some(s) => s - s / 8 + r / 8,
@@ -543,8 +549,8 @@ impl Endpoint {
         }
         self.note_cwnd();
         self.stats.bytes_acked = self.data_acked(self.snd_una);
-        if self.stats.completion_time.is_none() && self.app_written != u64::MAX && self.app_written > 0 && self.stats.bytes_acked >= self.app_written {
-            self.stats.completion_time = Some(now);
+        if self.stats.completion_time.get().is_none() && self.app_written != u64::MAX && self.app_written > 0 && self.stats.bytes_acked >= self.app_written {
+            self.stats.completion_time = Opt64::some(now);
         }
         self.record(now, TraceKind::Ack, ack, newly_data.min(u32::MAX as u64) as u32);
 

@@ -179,8 +179,6 @@ pub struct Endpoint {
     /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
     pacing: pacing::PacingClock,
     tw_deadline: Opt64,
-    read_wake: Opt64,
-    read_rate: Option<f64>,
     app_read: u64,
     read_last: Nanos,
     reass: Vec<(u64, u64)>,
@@ -188,13 +186,25 @@ pub struct Endpoint {
 
     stats: ConnStats,
 
-    // Cold: the handshake, a rate-limited reader's credit, the SACK receiver's block list.
-    read_credit: f64,
+    // Cold: the handshake, a rate-limited reader, the SACK receiver's block list.
+    /// A rate-limited receiving application (allocated by [`Endpoint::set_read_rate`]; absent,
+    /// it reads instantly, as every endpoint but a few do: issue 28's idle flows).
+    reader: Option<Box<Reader>>,
     hs_sent_at: Opt64,
     hs_rtt: Opt64,
     /// Allocated at the first out-of-order or duplicate segment of a SACK connection (only
     /// those write it): the others, and every idle connection, carry a pointer (issue 28).
     sack_rcv: Option<Box<SackReceiver>>,
+}
+
+/// A rate-limited receiving application: its rate (bytes/s; `None` reads instantly), its read
+/// credit (bytes) and when it next reads. An endpoint without one behaves as one with
+/// `rate: None, credit: 0.0, wake: None`.
+#[derive(Clone, Debug)]
+struct Reader {
+    rate: Option<f64>,
+    credit: f64,
+    wake: Opt64,
 }
 
 /// The hooks added for modern TCP (pacing rate, ACK event, app-limited mark, recovery pipe,
@@ -284,10 +294,8 @@ impl Endpoint {
             peer_fin: Opt64::NONE,
             fin_rcvd: false,
             app_read: 0,
-            read_rate: None,
-            read_credit: 0.0,
+            reader: None,
             read_last: 0,
-            read_wake: Opt64::NONE,
             ts_recent: 0,
             hs_sent_at: Opt64::NONE,
             hs_rtt: Opt64::NONE,
@@ -371,7 +379,12 @@ impl Endpoint {
 
     /// Receiving application's read rate; `None` reads instantly.
     pub fn set_read_rate(&mut self, bytes_per_s: Option<f64>) {
-        self.read_rate = bytes_per_s.filter(|r| *r > 0.0 && r.is_finite());
+        let rate = bytes_per_s.filter(|r| *r > 0.0 && r.is_finite());
+        match self.reader.as_deref_mut() {
+            Some(rd) => rd.rate = rate,
+            None if rate.is_some() => self.reader = Some(Box::new(Reader { rate, credit: 0.0, wake: Opt64::NONE })),
+            None => {}
+        }
     }
 
     pub fn state(&self) -> TcpState {
@@ -533,6 +546,14 @@ impl Endpoint {
     }
 
     /// The SACK receiver's block list, made at its first use.
+    fn read_rate(&self) -> Option<f64> {
+        self.reader.as_ref().and_then(|rd| rd.rate)
+    }
+
+    fn read_wake(&self) -> Option<Nanos> {
+        self.reader.as_ref().and_then(|rd| rd.wake.get())
+    }
+
     fn sack_rcv(&mut self) -> &mut SackReceiver {
         self.sack_rcv.get_or_insert_with(Box::default)
     }
@@ -541,11 +562,13 @@ impl Endpoint {
         self.state = TcpState::Closed;
         self.timer.stop();
         self.tw_deadline = Opt64::NONE;
-        self.read_wake = Opt64::NONE;
+        if let Some(rd) = self.reader.as_deref_mut() {
+            rd.wake = Opt64::NONE;
+        }
         self.ack.delack_deadline = Opt64::NONE;
         self.pending_retx = Opt64::NONE;
-        if self.stats.closed_at.is_none() {
-            self.stats.closed_at = now;
+        if self.stats.closed_at.get().is_none() {
+            self.stats.closed_at = Opt64::from(now);
         }
     }
 
@@ -605,7 +628,7 @@ impl Endpoint {
 
     fn established(&mut self, now: Nanos) {
         self.state = TcpState::Established;
-        self.stats.established_at = Some(now);
+        self.stats.established_at = Opt64::some(now);
         if let Some(t0) = self.hs_sent_at.take() {
             self.hs_rtt = Opt64::some(now.saturating_sub(t0));
         }

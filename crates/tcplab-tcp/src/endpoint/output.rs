@@ -349,8 +349,8 @@ impl Endpoint {
         if len > 0 {
             self.stats.data_segments_sent += 1;
             self.pacing_on_send(now, len);
-            if self.stats.first_send.is_none() {
-                self.stats.first_send = Some(now);
+            if self.stats.first_send.get().is_none() {
+                self.stats.first_send = Opt64::some(now);
             }
         }
         if is_retx {
@@ -361,8 +361,8 @@ impl Endpoint {
                 if *t_rtt != 0 && *rtseq >= s && *rtseq < end {
                     self.timer.cancel_timing();
                 }
-            } else if let RetransmitTimer::Fine { timing: Some((ts, _)), .. } = &self.timer {
-                if *ts >= s && *ts < end {
+            } else if let Some((ts, _)) = self.timer.timed() {
+                if ts >= s && ts < end {
                     self.timer.cancel_timing();
                 }
             }

@@ -30,7 +30,7 @@ pub(crate) struct PacingClock {
     /// Earliest time the next paced data segment may leave (Linux `tcp_wstamp_ns`).
     next: Nanos,
     /// A wake-up armed because a segment was held (Linux's pacing hrtimer).
-    wake: Option<Nanos>,
+    wake: crate::opt64::Opt64,
 }
 
 impl Endpoint {
@@ -39,7 +39,7 @@ impl Endpoint {
         if !self.hooks.cc || self.pacing.next <= now || self.cc.pacing_rate().is_none() {
             return false;
         }
-        self.pacing.wake = Some(self.pacing.next);
+        self.pacing.wake = crate::opt64::Opt64::some(self.pacing.next);
         true
     }
 
@@ -59,13 +59,13 @@ impl Endpoint {
 
     /// The pacing wake-up, if one is armed.
     pub(super) fn pacing_deadline(&self) -> Option<Nanos> {
-        self.pacing.wake
+        self.pacing.wake.get()
     }
 
     /// The wake-up passed: the host polls `poll_transmit` next, which sends.
     pub(super) fn pacing_on_timer(&mut self, now: Nanos) {
-        if self.pacing.wake.is_some_and(|t| t <= now) {
-            self.pacing.wake = None;
+        if self.pacing.wake.get().is_some_and(|t| t <= now) {
+            self.pacing.wake = crate::opt64::Opt64::NONE;
         }
     }
 

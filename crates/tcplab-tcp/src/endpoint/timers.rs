@@ -22,7 +22,7 @@ impl Endpoint {
         m(self.timer.deadline());
         m(self.ack.delack_deadline.get());
         m(self.tw_deadline.get());
-        m(self.read_wake.get());
+        m(self.read_wake());
         if self.hooks.rec_timer {
             m(self.rec.next_timer());
         }

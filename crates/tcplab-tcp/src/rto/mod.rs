@@ -45,8 +45,24 @@ pub enum RetransmitTimer {
     Fine {
         est: DeadlineRto,
         deadline: Opt64,
-        timing: Option<(u64, Nanos)>,
+        timing: Timed,
     },
+}
+
+/// The segment being timed by a deadline timer: its offset and when it was sent (16 bytes,
+/// not `Option<(u64, Nanos)>`'s 24: issue 28's idle flows).
+#[derive(Clone, Copy, Debug)]
+pub struct Timed {
+    seq: u64,
+    t0: Opt64,
+}
+
+impl Timed {
+    const NONE: Timed = Timed { seq: 0, t0: Opt64::NONE };
+
+    fn get(self) -> Option<(u64, Nanos)> {
+        self.t0.get().map(|t0| (self.seq, t0))
+    }
 }
 
 /// The estimator behind a deadline timer.
@@ -104,17 +120,17 @@ impl RetransmitTimer {
             TimerModel::Fine { granularity, min_rto, initial_rto } => RetransmitTimer::Fine {
                 est: DeadlineRto::Rfc6298(FineRto::new(granularity, min_rto, initial_rto)),
                 deadline: Opt64::NONE,
-                timing: None,
+                timing: Timed::NONE,
             },
             TimerModel::Linux { min_rto, initial_rto, .. } => RetransmitTimer::Fine {
                 est: DeadlineRto::Linux(LinuxRto::new(min_rto, initial_rto)),
                 deadline: Opt64::NONE,
-                timing: None,
+                timing: Timed::NONE,
             },
             TimerModel::Ns2 { tick, min_rto, initial_rto, max_rto } => RetransmitTimer::Fine {
                 est: DeadlineRto::Ns2(Ns2Rto::new(tick, min_rto, initial_rto, max_rto)),
                 deadline: Opt64::NONE,
-                timing: None,
+                timing: Timed::NONE,
             },
         }
     }
@@ -221,7 +237,16 @@ impl RetransmitTimer {
     pub fn timing(&self) -> bool {
         match self {
             RetransmitTimer::Bsd { t_rtt, .. } => *t_rtt != 0,
-            RetransmitTimer::Fine { timing, .. } => timing.is_some(),
+            RetransmitTimer::Fine { timing, .. } => timing.t0.is_some(),
+        }
+    }
+
+    /// The segment a deadline timer is timing: its offset and send time (`None` in the BSD
+    /// model, which keeps its own).
+    pub fn timed(&self) -> Option<(u64, Nanos)> {
+        match self {
+            RetransmitTimer::Bsd { .. } => None,
+            RetransmitTimer::Fine { timing, .. } => timing.get(),
         }
     }
 
@@ -238,8 +263,8 @@ impl RetransmitTimer {
             // timed here, as the handshake's ACK does not pass through the data path.
             RetransmitTimer::Fine { est: DeadlineRto::Linux(_), .. } if seq != 0 => {}
             RetransmitTimer::Fine { timing, .. } => {
-                if timing.is_none() {
-                    *timing = Some((seq, now));
+                if timing.t0.is_none() {
+                    *timing = Timed { seq, t0: Opt64::some(now) };
                 }
             }
         }
@@ -249,7 +274,7 @@ impl RetransmitTimer {
     pub fn cancel_timing(&mut self) {
         match self {
             RetransmitTimer::Bsd { t_rtt, .. } => *t_rtt = 0,
-            RetransmitTimer::Fine { timing, .. } => *timing = None,
+            RetransmitTimer::Fine { timing, .. } => *timing = Timed::NONE,
         }
     }
 
@@ -268,14 +293,14 @@ impl RetransmitTimer {
                     None
                 }
             }
-            RetransmitTimer::Fine { est, timing, .. } => match *timing {
+            RetransmitTimer::Fine { est, timing, .. } => match timing.get() {
                 Some((seq, t0)) if ack > seq => {
                     let r = now.saturating_sub(t0);
                     if let DeadlineRto::Linux(e) = est {
                         e.sample(r, ack, ack);
                     }
                     est.sample(r, Some(t0));
-                    *timing = None;
+                    *timing = Timed::NONE;
                     Some(r)
                 }
                 _ => None,
@@ -293,7 +318,7 @@ impl RetransmitTimer {
             }
             RetransmitTimer::Fine { est, timing, .. } => {
                 est.sample(rtt, None);
-                *timing = None;
+                *timing = Timed::NONE;
             }
         }
     }
@@ -306,7 +331,7 @@ impl RetransmitTimer {
                 est.backoff()
             }
             RetransmitTimer::Fine { est, timing, .. } => {
-                *timing = None;
+                *timing = Timed::NONE;
                 est.backoff()
             }
         }

@@ -43,7 +43,7 @@ fn bandwidth_and_min_rtt_converge_to_the_path() {
     // A full pipe: from the handshake to the last ACK, within 5 % of the bottleneck (one RTT
     // of the first round and STARTUP's ramp are the loss).
     let st = o.a.stats();
-    let secs = (st.completion_time.unwrap() - st.established_at.unwrap()) as f64 / 1e9;
+    let secs = (st.completion_time.get().unwrap() - st.established_at.get().unwrap()) as f64 / 1e9;
     let goodput = st.bytes_acked as f64 / secs;
     assert!(goodput > 0.95 * payload_rate() && goodput <= payload_rate(), "goodput {goodput}");
     assert_eq!(o.a.stats().retransmitted_segments, 0, "no loss on this path");

@@ -39,7 +39,7 @@ fn run(variant: &str, secs: u64, p: f64, seed: u64) -> Outcome {
 
 fn utilization(o: &Outcome) -> f64 {
     let st = o.a.stats();
-    st.bytes_acked as f64 / ((st.completion_time.unwrap() - st.established_at.unwrap()) as f64 / 1e9) / payload_rate()
+    st.bytes_acked as f64 / ((st.completion_time.get().unwrap() - st.established_at.get().unwrap()) as f64 / 1e9) / payload_rate()
 }
 
 #[test]

@@ -550,7 +550,7 @@ fn fin_close_both_ways_and_time_wait() {
     assert!(s.is_closed());
     assert_eq!(s.bytes_received(), 1500);
     assert_eq!(c.stats().bytes_acked, 1500);
-    assert!(c.stats().completion_time.is_some());
+    assert!(c.stats().completion_time.get().is_some());
     // The last 500 bytes carry the FIN.
     assert!(log.contains(&("c", Flags::ACK | Flags::FIN, 500)), "{log:?}");
     let d = c.next_timer().unwrap();
@@ -658,7 +658,7 @@ fn lossless_reno_transfer_is_window_limited_and_deterministic() {
     assert_eq!(o1.end, o2.end);
     check_integrity(&o1, 1_000_000, "reno lossless");
     // 50 KB send buffer over a 40 ms+ RTT at 1 MB/s: can't beat the pipe rate.
-    let dur = o1.a.stats().completion_time.unwrap() - o1.a.stats().first_send.unwrap();
+    let dur = o1.a.stats().completion_time.get().unwrap() - o1.a.stats().first_send.get().unwrap();
     assert!(dur > SEC, "{dur}");
 }
 

@@ -18,7 +18,7 @@ use crate::wire::{self, IpInfo, Payload, L4};
 pub(super) fn flow_done(f: &EmuFlow) -> bool {
     let snd_done = match f.ends.0 {
         End::Linux => f.shared.done_at.load(Ordering::Relaxed) != 0 || f.shared.error.lock().unwrap().is_some(),
-        End::Tcplab => f.eps[0].as_ref().is_some_and(|e| e.ep.stats().completion_time.is_some() || e.ep.is_closed() && e.started),
+        End::Tcplab => f.eps[0].as_ref().is_some_and(|e| e.ep.stats().completion_time.get().is_some() || e.ep.is_closed() && e.started),
     };
     snd_done
 }

@@ -58,7 +58,7 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
             End::Tcplab => {
                 let e = f.eps[0].as_ref().unwrap();
                 let st = e.ep.stats();
-                completion = st.completion_time.map(|t| t.saturating_sub(f.start_ns) as f64 / 1e9);
+                completion = st.completion_time.get().map(|t| t.saturating_sub(f.start_ns) as f64 / 1e9);
                 o.insert("bytes_acked".into(), json!(st.bytes_acked));
                 o.insert("segments_sent".into(), json!(st.data_segments_sent));
                 o.insert("retransmitted_segments".into(), json!(st.retransmitted_segments));
@@ -66,7 +66,7 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
                 o.insert("coarse_timeouts".into(), json!(st.coarse_timeouts));
                 o.insert("fast_retransmits".into(), json!(st.fast_retransmits));
                 o.insert("max_cwnd_bytes".into(), json!(st.max_cwnd_bytes));
-                o.insert("min_rtt_s".into(), json!(st.min_rtt.map(|r| r as f64 / 1e9)));
+                o.insert("min_rtt_s".into(), json!(st.min_rtt.get().map(|r| r as f64 / 1e9)));
             }
         }
         let acked = o["bytes_acked"].as_u64().unwrap_or(0);

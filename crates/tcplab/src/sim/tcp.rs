@@ -19,6 +19,7 @@
 //! RTO restarted on every ACK therefore costs no heap operation per ACK.
 
 use rand::Rng;
+use tcplab_tcp::opt64::Opt64;
 use tcplab_tcp::{Endpoint, Segment, TimerModel};
 
 use crate::apps::conversation::ConvApp;
@@ -35,11 +36,11 @@ pub struct TcpConn {
     /// The application of a traffic connection (`None` for a `[[tcp]]` bulk transfer).
     pub app: Option<Box<TrafficConn>>,
     /// Bytes to transfer, or `None` for a timed transfer.
-    pub bytes: Option<u64>,
+    pub bytes: Opt64,
     pub timers: [Timer; 2],
     /// The link each side's segments leave its host by, looked up at the first send: routes
     /// are static, and a host's node is otherwise cold memory at thousands of flows (issue 13).
-    pub first_hop: [Option<u32>; 2],
+    pub first_hop: [u32; 2],
     pub from: u32,
     pub to: u32,
     /// Slot generation (see the module documentation).
@@ -51,14 +52,19 @@ pub struct TcpConn {
     pub name: String,
     pub variant: String,
     pub start: SimTime,
-    pub duration: Option<SimTime>,
-    pub started_at: Option<SimTime>,
+    /// The sending time of a timed transfer (ns).
+    pub duration: Opt64,
+    /// When the connection started (ns).
+    pub started_at: Opt64,
     /// Timed transfer: bytes acknowledged when the sending time ended (seed 000 §6.2.5 measures
     /// a timed transfer over its time, not over the drain that follows).
-    pub acked_at_stop: Option<u64>,
+    pub acked_at_stop: Opt64,
     /// A traffic connection's application wake-up (keystrokes, sleeps, on/off periods).
     pub app_timer: Timer,
 }
+
+/// `TcpConn::first_hop` before the first send looked the link up.
+pub const NO_HOP: u32 = u32::MAX;
 
 /// The traffic side of a connection slot.
 pub struct TrafficConn {
@@ -77,16 +83,16 @@ impl TcpConn {
             variant,
             from,
             to,
-            first_hop: [None; 2],
+            first_hop: [NO_HOP; 2],
             start,
-            bytes,
-            duration,
+            bytes: bytes.into(),
+            duration: duration.map(|d| d.0).into(),
             ep,
             timers: [Timer::default(), Timer::default()],
             bsd_ticks,
             done: false,
-            started_at: None,
-            acked_at_stop: None,
+            started_at: Opt64::NONE,
+            acked_at_stop: Opt64::NONE,
             gen: 0,
             app: None,
             app_timer: Timer::default(),
@@ -183,17 +189,17 @@ impl Simulation {
 
     pub(crate) fn tcp_start(&mut self, now: SimTime, c: u32) {
         let conn = &mut self.tcp[c as usize];
-        conn.started_at = Some(now);
+        conn.started_at = Opt64::some(now.0);
         conn.ep[1].listen();
         conn.ep[0].connect(now.0);
-        match conn.bytes {
+        match conn.bytes.get() {
             Some(b) => {
                 conn.ep[0].app_write(b);
                 conn.ep[0].app_close();
             }
             None => {
                 conn.ep[0].app_write(u64::MAX);
-                let d = conn.duration.expect("a timed transfer has a duration");
+                let d = SimTime(conn.duration.get().expect("a timed transfer has a duration"));
                 self.events.schedule(now + d, Event::TcpStop(c));
             }
         }
@@ -204,7 +210,7 @@ impl Simulation {
     /// data already in the send buffer) and count the flow as done.
     pub(crate) fn tcp_stop(&mut self, now: SimTime, c: u32) {
         let conn = &mut self.tcp[c as usize];
-        conn.acked_at_stop = Some(conn.ep[0].stats().bytes_acked);
+        conn.acked_at_stop = Opt64::some(conn.ep[0].stats().bytes_acked);
         conn.ep[0].app_close();
         self.tcp_flush(now, c, 0);
         self.mark_done(now, c);
@@ -286,7 +292,7 @@ impl Simulation {
 
     fn check_done(&mut self, now: SimTime, c: u32) {
         let conn = &self.tcp[c as usize];
-        if !conn.done && conn.bytes.is_some() && conn.ep[0].stats().completion_time.is_some() {
+        if !conn.done && conn.bytes.is_some() && conn.ep[0].stats().completion_time.get().is_some() {
             self.mark_done(now, c);
         }
     }
@@ -313,12 +319,12 @@ impl Simulation {
                 },
             };
             let hop = match conn.first_hop[side as usize] {
-                Some(l) => l,
-                None => {
+                NO_HOP => {
                     let l = self.nodes[src as usize].route(dst);
-                    self.tcp[c as usize].first_hop[side as usize] = Some(l);
+                    self.tcp[c as usize].first_hop[side as usize] = l;
                     l
                 }
+                l => l,
             };
             self.send_packet_via(now, p, hop);
         }
@@ -392,9 +398,9 @@ impl Simulation {
                 conn.gen = conn.gen.wrapping_add(1);
                 conn.from = from;
                 conn.to = to;
-                conn.first_hop = [None; 2];
+                conn.first_hop = [NO_HOP; 2];
                 conn.start = now;
-                conn.started_at = Some(now);
+                conn.started_at = Opt64::some(now.0);
                 conn.ep = ep;
                 conn.bsd_ticks = bsd;
                 conn.done = false;
@@ -403,7 +409,7 @@ impl Simulation {
             }
             None => {
                 let mut conn = TcpConn::bulk(String::new(), String::new(), from, to, now, None, None, ep, bsd);
-                conn.started_at = Some(now);
+                conn.started_at = Opt64::some(now.0);
                 conn.app = Some(traffic);
                 self.tcp.push(conn);
                 (self.tcp.len() - 1) as u32

@@ -126,7 +126,7 @@ fn timed_transfer_sends_for_its_duration_only() {
     let r = common::run(&text, 7);
     let f = &r.summary.flows[0];
     let c = &r.sim.tcp[0];
-    let at_stop = c.acked_at_stop.expect("the stop event ran");
+    let at_stop = c.acked_at_stop.get().expect("the stop event ran");
     let capacity_kbps = 1e6 / 8.0 / 1024.0;
     assert!(f.throughput_KBps <= capacity_kbps, "{}", f.throughput_KBps);
     assert!(f.throughput_KBps > 0.8 * capacity_kbps, "{}", f.throughput_KBps);

@@ -238,7 +238,7 @@ fn late_starter_overestimates_base_rtt_and_takes_more() {
     // bottleneck, 1 Gb/s serialisation on the access links (~17 us).
     let pkt_s = 1040.0 * 8.0 / 1e6;
     let true_rtt = 0.010 + pkt_s + 40.0 * 8.0 / 1e6;
-    let base = |i: usize| full.sim.tcp[i].ep[0].stats().min_rtt.expect("RTT sample") as f64 / 1e9;
+    let base = |i: usize| full.sim.tcp[i].ep[0].stats().min_rtt.get().expect("RTT sample") as f64 / 1e9;
     let early_base: Vec<f64> = (0..n_early).map(base).collect();
     let late_base = base(n_early);
     // Standing queue when the late flow arrives: the smallest queue the monitor saw in the
