@@ -67,6 +67,9 @@ pub enum Arrival {
     Unacceptable,
 }
 
+/// `AckState::quick_left` before the first data segment.
+const QUICK_UNSET: u32 = u32::MAX;
+
 #[derive(Clone, Debug)]
 pub struct AckState {
     pub policy: AckPolicy,
@@ -83,16 +86,19 @@ pub struct AckState {
     /// Linux quick-ACK: the configured maximum (0 = off) and, from the first data segment on,
     /// the immediate ACKs left.
     quickack_max: u32,
-    quick_left: Option<u32>,
+    /// `QUICK_UNSET` until the first data segment (a `u32`, not an `Option`: idle connections
+    /// stay under 2 KB, issue 28).
+    quick_left: u32,
     /// When in-sequence data last arrived (Linux `icsk_ack.lrcvtime`).
     last_data_at: Opt64,
-    /// Linux `rcv_ssthresh`, bytes (from the first in-order data on).
-    rcv_ssthresh: Opt64,
+    /// Linux `rcv_ssthresh`, bytes (from the first in-order data on; 0 before). At most the
+    /// receive buffer's share, so a `u32`.
+    rcv_ssthresh: u32,
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> AckState {
-        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: Opt64::NONE, lbl_bytes: 0, lbl_last_arrival: Opt64::NONE, quickack_max: 0, quick_left: None, last_data_at: Opt64::NONE, rcv_ssthresh: Opt64::NONE }
+        AckState { policy, delack: false, ack_now: false, unacked_bytes: 0, delack_deadline: Opt64::NONE, lbl_bytes: 0, lbl_last_arrival: Opt64::NONE, quickack_max: 0, quick_left: QUICK_UNSET, last_data_at: Opt64::NONE, rcv_ssthresh: 0 }
     }
 
     /// Linux's quick-ACK mode at connection start with at most `max` immediate ACKs (0 = off).
@@ -150,13 +156,16 @@ impl AckState {
                 if self.quickack_max > 0 {
                     // Linux `tcp_incr_quickack` at the first data: rcv_wnd / (2·rcv_mss), at
                     // least 2, at most the maximum; each in-order segment then uses one up.
-                    let mut left = *self.quick_left.get_or_insert(((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max));
+                    if self.quick_left == QUICK_UNSET {
+                        self.quick_left = ((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max);
+                    }
+                    let mut left = self.quick_left;
                     // `tcp_grow_window`: `quick |= 1` while the window opens.
                     if self.grow_window(len, threshold, recv_buffer) {
                         left |= 1;
                     }
                     if left > 0 {
-                        self.quick_left = Some(left - 1);
+                        self.quick_left = left - 1;
                         self.ack_now = true;
                         return;
                     }
@@ -194,25 +203,28 @@ impl AckState {
         // `window_clamp`: the buffer's share at the measured scaling ratio.
         let clamp = buffer * LINUX_MEASURED_SCALING_RATIO / 256;
         // The initial window: the default ratio's share, in whole segments.
-        let s = self.rcv_ssthresh.get().unwrap_or((buffer * LINUX_DEFAULT_SCALING_RATIO / 256 / mss * mss).min(clamp));
-        self.rcv_ssthresh = Opt64::some(s);
+        let s = match self.rcv_ssthresh {
+            0 => (buffer * LINUX_DEFAULT_SCALING_RATIO / 256 / mss * mss).min(clamp),
+            s => s as u64,
+        };
+        // both below the buffer (a u32): the clamp is a share of it, and s never passes the clamp
+        self.rcv_ssthresh = s as u32;
         if s >= clamp {
             return false;
         }
-        self.rcv_ssthresh = Opt64::some(s + (clamp - s).min(threshold.max(2 * len as u64)));
+        self.rcv_ssthresh = (s + (clamp - s).min(threshold.max(2 * len as u64))) as u32;
         true
     }
 
     /// Linux's `rcv_ssthresh` (tests).
     pub fn rcv_ssthresh(&self) -> Option<u64> {
-        self.rcv_ssthresh.get()
+        (self.rcv_ssthresh > 0).then_some(self.rcv_ssthresh as u64)
     }
 
     /// `tcp_incr_quickack`: at least min(rcv_wnd/(2·MSS), max) (≥ 2) immediate ACKs left.
     fn incr_quickack(&mut self, threshold: u64, recv_buffer: u32) {
         let n = ((recv_buffer as u64 / threshold.max(1)) as u32).max(2).min(self.quickack_max);
-        let left = self.quick_left.get_or_insert(0);
-        *left = (*left).max(n);
+        self.quick_left = if self.quick_left == QUICK_UNSET { n } else { self.quick_left.max(n) };
     }
 
     fn set_delack(&mut self, now: Nanos, delack_timeout: Option<Nanos>) {
