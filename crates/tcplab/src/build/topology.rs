@@ -48,8 +48,10 @@ pub(super) fn nodes<'a>(ctx: &Ctx, sc: &'a Scenario, rngs: &RngStreams) -> Resul
             }
             Some(scenario::ProcessingAt::Send) => processing != ProcessingDelay::None,
         };
+        let delay_on_arrival = processing != ProcessingDelay::None && !delay_on_send;
         nodes.push(Node {
             delay_on_send,
+            delay_on_arrival,
             name: n.name.clone(),
             kind: match n.kind {
                 scenario::NodeKind::Host => NodeKind::Host,

@@ -69,6 +69,9 @@ pub struct Node {
     /// The processing delay falls before the node sends a packet (its own or forwarded), not
     /// on arrival (`processing_at = "send"`; false when there is no delay).
     pub delay_on_send: bool,
+    /// The processing delay falls on arrival (there is one and it is not `delay_on_send`):
+    /// decided once at build time, so that an arrival reads one flag.
+    pub delay_on_arrival: bool,
     pub rng: StreamRng,
     /// End of the processing of the last packet accepted (the node is busy until then).
     pub busy_until: SimTime,

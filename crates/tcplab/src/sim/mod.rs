@@ -17,7 +17,7 @@ use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::net::link::Link;
 use crate::net::monitor::PacketTag;
-use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
+use crate::net::node::{Node, NodeKind, NO_ROUTE};
 use crate::net::packet::{DropReason, Ecn, Packet, PacketId, PacketKind, PacketPool};
 use crate::net::queue::{Admit, Arrival};
 
@@ -366,10 +366,11 @@ impl Simulation {
     /// already knows: as [`Simulation::send_packet`] without reading the host's routing.
     pub fn send_packet_via(&mut self, now: SimTime, p: Packet, hop: u32) {
         self.conservation.created += 1;
-        let src = p.src;
         let id = self.pool.alloc(p);
-        if self.send_delay && hop != NO_ROUTE && self.nodes[src as usize].delay_on_send {
-            self.delay_send(now, src, hop, id);
+        if self.send_delay {
+            // Out of line, so that the common case stays small enough to inline.
+            let src = self.pool.get(id).src;
+            self.send_placed(now, src, hop, id);
             return;
         }
         self.out_by(now, hop, id);
@@ -391,14 +392,28 @@ impl Simulation {
     }
 
     /// Route packet `id` out of `node` (which is not its destination).
+    #[inline]
     fn forward(&mut self, now: SimTime, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
         let link = self.nodes[node as usize].route(dst);
-        if self.send_delay && link != NO_ROUTE && self.nodes[node as usize].delay_on_send {
-            self.delay_send(now, node, link, id);
+        if self.send_delay {
+            self.send_placed(now, node, link, id);
             return;
         }
         self.out_by(now, link, id);
+    }
+
+    /// `node` sends packet `id` by `link` in a simulation where some node delays what it sends
+    /// (`processing_at = "send"`): after that node's delay if it is one of them, at once
+    /// otherwise. Kept out of the per-packet path of every other simulation (one flag there).
+    #[cold]
+    #[inline(never)]
+    fn send_placed(&mut self, now: SimTime, node: u32, link: u32, id: PacketId) {
+        if link != NO_ROUTE && self.nodes[node as usize].delay_on_send {
+            self.delay_send(now, node, link, id);
+        } else {
+            self.out_by(now, link, id);
+        }
     }
 
     /// `node` sends packet `id` by `link` after its processing delay (`processing_at = "send"`,
@@ -652,7 +667,7 @@ impl Simulation {
             return;
         }
         let node = &mut self.nodes[to as usize];
-        if node.processing == ProcessingDelay::None || node.delay_on_send {
+        if !node.delay_on_arrival {
             self.at_node(now, to, id);
             return;
         }
@@ -748,6 +763,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn send_udp(&mut self, now: SimTime, s: u32, size: u32) {
         let src = &mut self.udp[s as usize];
         let (from, to) = (src.from, src.to);
