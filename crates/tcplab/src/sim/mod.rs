@@ -392,7 +392,7 @@ impl Simulation {
     }
 
     /// Route packet `id` out of `node` (which is not its destination).
-    #[inline]
+    #[inline(always)]
     fn forward(&mut self, now: SimTime, node: u32, id: PacketId) {
         let dst = self.pool.get(id).dst;
         let link = self.nodes[node as usize].route(dst);
