@@ -101,8 +101,13 @@ iperf3:
 test-rust:
 	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli
 
+# Two passes: the tests not marked `serial` on two worker processes, a file to a worker (pytest-xdist;
+# a 2-core machine), then the `serial` ones alone (real-time emulation, the wheel build, signals
+# timed to a second; see tests/conftest.py). `make test-python PYTEST_WORKERS=0` runs one process.
+PYTEST_WORKERS ?= 2
 test-python: setup browser tshark iperf3
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" tests
+	$(BIN)/python -m pytest -q -m serial tests
 
 test: setup test-rust test-python
 

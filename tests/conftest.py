@@ -27,6 +27,20 @@ except ImportError:
     sys.path.insert(0, str(_ROOT / "python"))
 
 
+# `make test` runs the suite in two passes: every test not marked `serial` on two worker processes
+# (pytest-xdist), then the `serial` ones alone. Serial: the emulator's real-time runs (their links
+# keep time against the wall clock; a second worker's simulation beside them would be load they
+# need not share), the wheel build (it runs cargo in the repository's target/), and tests that time
+# a signal's effect in seconds.
+SERIAL_FILES = {"test_emulate.py", "test_validate_linux.py", "test_wheel.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SERIAL_FILES:
+            item.add_marker(pytest.mark.serial)
+
+
 def _plot_runs_from_env() -> list[Path] | None:
     v = os.environ.get("TCPLAB_PLOT_RUNS")
     if not v:

@@ -146,6 +146,7 @@ def test_terminal_summary_prints_the_aggregate_and_first_rows(tmp_path):
     assert "flow63" in full.stdout and "more flows" not in full.stdout
 
 
+@pytest.mark.serial  # a SIGINT's effect timed to a second: not beside another worker's load
 def test_ctrl_c_stops_a_slow_run_within_a_second(tmp_path):
     # A run that would take minutes: SIGINT must end it within 1 s, exit 130, no traceback.
     proc = subprocess.Popen([*tcplab_cmd(), "run", str(EXAMPLES / "udp-dumbbell.toml"), "--out", str(tmp_path / "r"),
