@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use super::checks::{check_name, link_bytes, prob, Ctx, NodeLookup};
 use super::queues;
 use crate::engine::{RngStreams, SimTime};
-use crate::net::ethernet::{Access, Medium, MediumParams, GAP_BITS};
+use crate::net::ethernet::{Access, Medium, MediumParams, SoloFifo, GAP_BITS};
 use crate::net::link::{DropScript, Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind};
@@ -127,6 +127,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             corruption: prob(ctx, f("corruption"), cfg.corruption)?,
         };
         let lan_ix = out.len() as u32;
+        let first_direction = links.len();
         for (si, &from) in stations.iter().enumerate() {
             for (ti, &to) in stations.iter().enumerate() {
                 if to == from {
@@ -161,6 +162,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                     scripted: false,
                     lan: (lan_ix << 16) | si as u32,
                     tx_memo: Default::default(),
+                    solo: None,
                 });
             }
         }
@@ -169,8 +171,17 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         if cfg.trace {
             medium.trace = Some(Vec::new());
         }
+        // A two-station FIFO segment without its trace: its two directions share the medium's
+        // state directly (`Lan::solo`).
+        let solo = access == Access::Fifo && stations.len() == 2 && medium.trace.is_none();
+        if solo {
+            let shared = std::sync::Arc::new(SoloFifo::new(medium.params.clone()));
+            for link in &mut links[first_direction..] {
+                link.solo = Some(shared.clone());
+            }
+        }
         out.push(Lan {
-            solo: access == Access::Fifo && stations.len() == 2 && medium.trace.is_none(),
+            solo,
             fifo: access == Access::Fifo,
             fifo_waiting: 0,
             medium,

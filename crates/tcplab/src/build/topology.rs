@@ -142,6 +142,7 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
                 scripted: false,
                 lan: crate::net::link::NO_LAN,
                 tx_memo: Default::default(),
+                solo: None,
             });
             drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }

@@ -34,6 +34,8 @@
 //! With `[[lan]] trace = true` the medium records each transmission (station, start, end,
 //! collided): the medium is busy while any is under way, in collision while two overlap.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use rand::Rng;
 
 use crate::engine::{SimTime, StreamRng};
@@ -265,20 +267,6 @@ impl Medium {
         SimTime(self.frame_memo.time(size, |b| params.frame_time(b).0))
     }
 
-    /// FIFO access on a segment whose stations keep no state (`sim::lan::Lan::solo`): a frame
-    /// of medium time `frame` takes the medium at its first free moment; returns its end. The
-    /// frame is counted now (the owner takes off the frames still on the medium when it reads
-    /// the counters).
-    #[inline]
-    pub fn fifo_solo_reserve(&mut self, now: SimTime, frame: SimTime) -> SimTime {
-        debug_assert_eq!(self.params.access, Access::Fifo);
-        let end = now.max(self.free_at) + frame;
-        self.free_at = end + self.params.gap;
-        self.counters.frames += 1;
-        self.counters.frame_ns += frame.0;
-        end
-    }
-
     /// FIFO access: [`Medium::fifo_reserve`] if `station` is idle (`None`: it has a frame in hand).
     #[inline]
     pub fn fifo_try_reserve(&mut self, now: SimTime, station: u32, size: u32, owner: u32) -> Option<SimTime> {
@@ -487,6 +475,50 @@ impl Medium {
                 self.set_timer(i as u32, at);
             }
         }
+    }
+}
+
+/// FIFO access on a segment of two stations without a medium trace (`sim::lan::Lan::solo`):
+/// each station has one link direction, so the medium keeps no station state, and its whole
+/// state is when it may start its next frame (the last one's end plus the gap) and the medium
+/// time of the frames it has carried. The segment's two link directions each hold it
+/// (`Link::solo`), so a frame reaches it without looking up the LAN. Atomics only so that a
+/// `Link` stays `Send`: the simulation is single-threaded, and relaxed loads and stores are
+/// plain moves (the add below is one instruction).
+#[derive(Debug)]
+pub struct SoloFifo {
+    /// The last frame's end: the medium is free from `last_end + gap` (wrapping:
+    /// before the first frame `last_end` is `-gap`, so the medium is free from 0). Kept without
+    /// the gap so that a frame's end is stored as it is computed.
+    last_end: AtomicU64,
+    /// Medium time of the frames reserved so far, the one on the medium (if any) included.
+    frame_ns: AtomicU64,
+    gap: u64,
+    /// The medium's parameters, for a frame size's medium time.
+    pub params: MediumParams,
+}
+
+impl SoloFifo {
+    pub fn new(params: MediumParams) -> SoloFifo {
+        debug_assert_eq!(params.access, Access::Fifo);
+        SoloFifo { last_end: AtomicU64::new(0u64.wrapping_sub(params.gap.0)), frame_ns: AtomicU64::new(0), gap: params.gap.0, params }
+    }
+
+    /// A frame of medium time `frame` takes the medium at its first free moment; returns its
+    /// end. Its time is counted now (the owner takes off the frames still on the medium when it
+    /// reads [`SoloFifo::frame_ns`]).
+    #[inline(always)]
+    pub fn reserve(&self, now: SimTime, frame: SimTime) -> SimTime {
+        let free_at = SimTime(self.last_end.load(Relaxed).wrapping_add(self.gap));
+        let end = now.max(free_at) + frame;
+        self.last_end.store(end.0, Relaxed);
+        self.frame_ns.store(self.frame_ns.load(Relaxed) + frame.0, Relaxed);
+        end
+    }
+
+    /// Medium time of the frames reserved so far.
+    pub fn frame_ns(&self) -> u64 {
+        self.frame_ns.load(Relaxed)
     }
 }
 

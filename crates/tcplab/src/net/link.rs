@@ -65,6 +65,10 @@ pub struct Link {
     pub from: NodeId,
     pub rng: StreamRng,
     pub name: String,
+    /// A direction of a two-station FIFO segment (`sim::lan::Lan::solo`): the medium it shares
+    /// with the other direction, reached from here without looking up the LAN (read only on
+    /// that LAN path, so it sits with the cold fields).
+    pub solo: Option<std::sync::Arc<super::ethernet::SoloFifo>>,
 }
 
 /// The transmission time of the last packet size seen on a link direction. A direction carries

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use super::{Event, Simulation};
 use crate::engine::SimTime;
-use crate::net::ethernet::{Medium, MediumOut};
+use crate::net::ethernet::{Medium, MediumCounters, MediumOut};
 use crate::net::link::Link;
 use crate::net::packet::DropReason;
 
@@ -35,44 +35,59 @@ pub struct Lan {
     /// and the medium needs no station state. A frame then takes the medium's first free moment
     /// when it becomes ready and its end is the direction's own `TxDone`, as on a point-to-point
     /// link (same times and event order as the general FIFO path, which ends frames by
-    /// `Event::Lan` and hands them to `tx_done` at once). Its counters are kept at reservation:
-    /// [`Lan::counters`] takes off the frames still on the medium.
+    /// `Event::Lan` and hands them to `tx_done` at once). The medium's state is then a
+    /// [`crate::net::ethernet::SoloFifo`] its two directions hold (`Link::solo`), not `medium`: [`Lan::counters`]
+    /// works its frame counters out from them.
     pub solo: bool,
 }
 
 impl Lan {
     /// The medium's counters as of now: frames sent (ended) and their medium time. A `solo`
-    /// segment counts a frame when it takes the medium, so the frames still on it (their link
-    /// directions are transmitting) come off here.
-    pub fn counters(&self, lan: u32, links: &[crate::net::link::Link]) -> crate::net::ethernet::MediumCounters {
+    /// segment counts nothing per frame but the medium time it reserves: its frames sent are
+    /// those its two directions have finished, and the frames still on it (their directions
+    /// are transmitting) come off the medium time here.
+    pub fn counters(&self, lan: u32, links: &[Link]) -> MediumCounters {
         let mut c = self.medium.counters;
         if self.solo {
+            let mut on_medium = 0;
             for link in links.iter().filter(|k| k.on_lan().is_some_and(|(x, _)| x == lan)) {
+                let shared = link.solo.as_deref().expect("a direction of a solo segment holds its medium");
+                c.frame_ns = shared.frame_ns();
+                c.frames += link.monitor.forwarded_pkts;
                 if let Some((_, size)) = link.busy {
-                    c.frames -= 1;
-                    c.frame_ns -= self.medium.params.frame_time(size).0;
+                    on_medium += self.medium.params.frame_time(size).0;
                 }
             }
+            c.frame_ns -= on_medium;
         }
         c
     }
 }
 
+/// When the packet of `size` bytes that `link` starts sending now has left: after its
+/// transmission time on a point-to-point link, at its frame's end on a `solo` segment
+/// ([`solo_frame_end`]); `None`: the LAN's general path ([`Simulation::lan_ready`]) decides.
+/// One `TxDone` scheduling for both (the per-packet path).
+#[inline(always)]
+pub(crate) fn tx_end(link: &mut Link, now: SimTime, size: u32) -> Option<SimTime> {
+    if link.lan == crate::net::link::NO_LAN {
+        return Some(now + link.tx_time_memo(size));
+    }
+    solo_frame_end(link, now, size)
+}
+
 /// A frame of `size` bytes has become ready on `link`, a direction on a LAN: on a `solo`
 /// segment it takes the medium at once, and this returns its end, which the caller schedules
 /// as the direction's `TxDone` (as a point-to-point link does); `None`: the LAN's general path
-/// ([`Simulation::lan_ready`]) handles it. Small and inlined into the per-packet path.
+/// ([`Simulation::lan_ready`]) handles it. Small and inlined into the per-packet path: the
+/// direction holds the medium (`Link::solo`), so there is no LAN to look up.
 #[inline(always)]
-pub(crate) fn solo_frame_end(link: &mut Link, lans: &mut [Lan], now: SimTime, size: u32) -> Option<SimTime> {
-    let x = &mut lans[(link.lan >> 16) as usize];
-    if !x.solo {
-        return None;
-    }
+pub(crate) fn solo_frame_end(link: &mut Link, now: SimTime, size: u32) -> Option<SimTime> {
+    let m = link.solo.as_deref()?;
     // The direction's own memo holds its frames' medium time (a LAN direction has no other use
     // for it: its transmitter time is the medium's).
-    let params = &x.medium.params;
-    let frame = SimTime(link.tx_memo.time(size, |b| params.frame_time(b).0));
-    Some(x.medium.fifo_solo_reserve(now, frame))
+    let frame = SimTime(link.tx_memo.time(size, |b| m.params.frame_time(b).0));
+    Some(m.reserve(now, frame))
 }
 
 impl Simulation {

@@ -441,14 +441,9 @@ impl Simulation {
             link.monitor.on_queue_change(now, 0, true);
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.trace(now, 1, size, None, tag);
-            if link.lan != crate::net::link::NO_LAN {
-                match lan::solo_frame_end(link, &mut self.lans, now, size) {
-                    Some(end) => self.events.schedule(end, Event::TxDone(l)),
-                    None => self.lan_ready(now, l, size),
-                }
-            } else {
-                let t = now + link.tx_time_memo(size);
-                self.events.schedule(t, Event::TxDone(l));
+            match lan::tx_end(link, now, size) {
+                Some(end) => self.events.schedule(end, Event::TxDone(l)),
+                None => self.lan_ready(now, l, size),
             }
             self.capture(now, l, id);
             return;
@@ -560,14 +555,9 @@ impl Simulation {
             debug_assert_eq!(q as usize, link.queue.len_pkts());
             link.monitor.on_queue_change(now, q, true);
             link.monitor.trace(now, 1, nsize, None, tag);
-            if link.lan != crate::net::link::NO_LAN {
-                match lan::solo_frame_end(link, &mut self.lans, now, nsize) {
-                    Some(end) => self.events.schedule(end, Event::TxDone(l)),
-                    None => self.lan_ready(now, l, nsize),
-                }
-            } else {
-                let t = now + link.tx_time_memo(nsize);
-                self.events.schedule(t, Event::TxDone(l));
+            match lan::tx_end(link, now, nsize) {
+                Some(end) => self.events.schedule(end, Event::TxDone(l)),
+                None => self.lan_ready(now, l, nsize),
             }
             self.capture(now, l, next);
         } else {

@@ -20,9 +20,11 @@ HEADER = """\
 # * The bottleneck of §6.1.1 / Fig 5.1: 200 KB/s, 50 ms; 10 router buffers (§4.1), the packet
 #   in service not counted (as brakmo/single-transfer); 1.4 KB segments (§4.1); 50 KB send
 #   buffers (§6.1.1).
-# * Random host processing delay ON: uniform 0..50 us before a host sends each packet (§6.2.6,
-#   Fig 6.15c, "a delay, with a uniform distribution between 0 and 50us"), to break drop-tail
-#   phase effects between otherwise identical connections. Turn it off with
+# * Random host processing delay ON: uniform 0..50 us before a host sends each packet
+#   (`processing_at = "send"`), as §6.2.6 places x-Sim's node delay for Fig 6.15c: "a delay,
+#   with a uniform distribution between 0 and 50us, is introduced before a packet is sent by
+#   the node"; §5.3.1 itself names no node delay: ours, to break drop-tail phase effects between
+#   otherwise identical connections. Turn it off with
 #   --set "nodes[i].processing_delay={{ dist = \\"fixed\\", value = \\"0us\\" }}".
 # Not given in the thesis, our choices (stated, not tuned):
 # * Start times: connection i starts at (i-1) x 100 ms (about one round-trip time apart);
@@ -68,6 +70,7 @@ count = {hosts}
 cycle = {{ name = ["Host{{i/2+1}}a", "Host{{i/2+1}}b"] }}
 kind = "host"
 processing_delay = {{ dist = "uniform", min = "0us", max = "50us" }}   # §6.2.6, Fig 6.15c
+processing_at = "send"    # "before a packet is sent by the node" (§6.2.6)
 """
 
 LINKS = """
