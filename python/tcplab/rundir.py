@@ -14,7 +14,10 @@ as the last step (``tcplab.api.Run.save``), so it is either complete and from on
 
 ``RunData.load(dir)`` reads summary.json eagerly and each parquet file on first use, so
 a missing trace only fails the call that needs it, with an error naming the file.
-Everything returned is a polars DataFrame (``.to_pandas()`` works).
+Everything returned is a polars DataFrame (``.to_pandas()`` works), except what the graphs read:
+``trace_cols``, ``link_cols``, ``cam_cols``, ``queue_cols`` and ``aqm_cols`` give the same rows as
+numpy columns (:class:`tcplab.cols.Cols`) read through the Rust core, so that a plot imports no
+polars (issue 28); polars is imported by the accessors that make a frame.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:  # polars is imported where a frame is made: the graphs read numpy columns (issue 28)
+    import polars as pl
 
 __all__ = ["RunData", "RunDirError", "as_run", "KB", "MARKER", "seal", "verify"]
 
@@ -38,10 +42,16 @@ _TCP_COLS = [
     "unacked", "srtt_s", "rto_s", "seq", "len",
 ]
 _LINK_COLS = ["link", "t_s", "event", "bytes", "qlen_pkts", "reason"]
-_CAM_SCHEMA = {
-    "conn": pl.String, "t_s": pl.Float64, "expected_KBps": pl.Float64, "actual_KBps": pl.Float64,
-    "diff_buffers": pl.Float64, "alpha": pl.Float64, "beta": pl.Float64, "decision": pl.Int8,
-}
+# The columns the graphs draw (RunData.trace_cols, link_cols): what they read of a trace file, and check.
+_TCP_GRAPH_COLS = ["conn", "side", "t_s", "kind", "snd_una", "cwnd", "ssthresh", "snd_wnd", "unacked", "srtt_s", "seq", "len"]
+_LINK_GRAPH_COLS = ["t_s", "event", "bytes", "qlen_pkts"]
+_CAM_COLS = ["conn", "t_s", "expected_KBps", "actual_KBps", "diff_buffers", "alpha", "beta", "decision"]
+
+
+def _cam_schema() -> dict:
+    import polars as pl
+    return {"conn": pl.String, "t_s": pl.Float64, "expected_KBps": pl.Float64, "actual_KBps": pl.Float64,
+            "diff_buffers": pl.Float64, "alpha": pl.Float64, "beta": pl.Float64, "decision": pl.Int8}
 
 
 class RunDirError(FileNotFoundError):
@@ -117,6 +127,7 @@ def _check_values(df: pl.DataFrame, path: Path, nonneg: list[str], rows: pl.Seri
     """Trace columns must be finite and non-negative: a NaN time or a negative window is no
     measurement, and would be drawn as one. `rows`: the file's row number of each row of `df`
     (when `df` holds some of the file's rows), for the message."""
+    import polars as pl
     cols = [c for c in nonneg if c in df.columns and df.height > 0 and df[c].dtype.is_numeric()]
     if not cols:
         return df
@@ -163,6 +174,7 @@ def _need(path: Path, what: str) -> Path:
 
 
 def _read_parquet(path: Path, what: str, required: list[str]) -> pl.DataFrame:
+    import polars as pl
     _need(path, what)
     try:
         df = pl.read_parquet(path)
@@ -189,6 +201,7 @@ def _read_parquet_rows(path: Path, what: str, required: list[str], column: str, 
     checked as :func:`_read_parquet` checks a whole file. A plot of one flow reads its rows
     alone: 0.01-0.03 s of CPU instead of 0.3 s to read and check a 1.7-million-row link trace
     (issue 13)."""
+    import polars as pl
     _need(path, what)
     try:
         lf = pl.scan_parquet(path, row_index_name=_ROW)
@@ -258,18 +271,21 @@ class RunData:
     # ------------------------------------------------------------------ summary tables
     @property
     def flows(self) -> pl.DataFrame:
+        import polars as pl
         return pl.DataFrame(self.summary["flows"], infer_schema_length=None) if self.summary["flows"] else pl.DataFrame()
 
     @property
     def traffic(self) -> pl.DataFrame:
         """One row per traffic source (tcplib, ahn, onoff): conversations, KB sent and retransmitted,
         Telnet echo delay (seed 000 Fig 2.4); the per-type counts and the mix as struct columns."""
+        import polars as pl
         rows = self.summary.get("traffic") or []
         return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
 
     def utilization(self, link: str | None = None, bucket_s: float = 1.0) -> pl.DataFrame:
         """Utilization of `link` (default the bottleneck) per time bucket of `bucket_s` seconds, from
         the monitor's per-interval bytes (seed 000 Fig 2.5): columns t_s, bytes, utilization."""
+        import polars as pl
         link = self.resolve_link(link) if link else self.summary.get("bottleneck")
         lk = next((l for l in self.summary["links"] if l["name"] == link), None)
         if lk is None:
@@ -288,6 +304,7 @@ class RunData:
 
     @property
     def links(self) -> pl.DataFrame:
+        import polars as pl
         rows = []
         for lk in self.summary["links"]:
             r = {k: v for k, v in lk.items() if k not in ("drops_by_reason", "drop_times_s")}
@@ -383,6 +400,7 @@ class RunData:
     def trace(self, conn: str | None = None, side: str | None = "snd") -> pl.DataFrame:
         """TCP trace rows of ``conn`` (all conns if None) on ``side`` ("snd", "rcv", None=both),
         in time order."""
+        import polars as pl
         # Each graph of a report asks again for the same rows: filtered and sorted once (issue 13).
         memo = self.__dict__.setdefault("_trace_memo", {})
         if (conn, side) in memo:
@@ -406,18 +424,20 @@ class RunData:
 
     def cam(self, conn: str | None = None) -> pl.DataFrame:
         """Vegas CAM rows (empty frame with the contract's columns if the file is absent)."""
+        import polars as pl
         if self._cam is None:
             p = self.dir / "trace_cam.parquet"
             if p.is_file() and not self._in_memory:
-                self._cam = _read_parquet(p, "Vegas CAM trace", list(_CAM_SCHEMA))
+                self._cam = _read_parquet(p, "Vegas CAM trace", _CAM_COLS)
             else:
-                self._cam = pl.DataFrame(schema=_CAM_SCHEMA)
+                self._cam = pl.DataFrame(schema=_cam_schema())
         df = self._cam
         if conn is not None:
             df = df.filter(pl.col("conn") == conn)
         return df.sort("t_s", maintain_order=True)
 
     def link_events(self, link: str | None = None) -> pl.DataFrame:
+        import polars as pl
         memo = self.__dict__.setdefault("_link_memo", {})
         if link in memo:
             return memo[link]
@@ -443,6 +463,7 @@ class RunData:
         """An active queue manager's own average (RED's ``avg``) of ``link`` at the end of each
         monitor interval: columns t_s (interval start), aqm_avg_pkts. Empty for DropTail links
         or when the run directory has no queue_intervals.parquet."""
+        import polars as pl
         link = link or self.bottleneck
         if self._intervals is None:
             p = self.dir / "queue_intervals.parquet"
@@ -484,9 +505,7 @@ class RunData:
         holds by the million (issue 28: a plot at interactive speed). Only when the answer is the
         same: ``interval`` a whole number of monitor intervals, the series complete from 0 and the
         run's end on an ``interval`` boundary; else None (the caller computes it from the trace)."""
-        import math
-
-        import numpy as np
+        import polars as pl
         iv = self._intervals
         if iv is None and not self._in_memory:
             p = self.dir / "queue_intervals.parquet"
@@ -502,22 +521,233 @@ class RunData:
         m = iv.filter(pl.col("link") == link)
         if m.height < 2 or m.select([pl.col(c).is_null().any() for c in need - {"link"}]).row(0) != (False,) * 4:
             return None
-        t = m["t_s"].to_numpy().astype(float)
-        step = float(t[1] - t[0])
-        if not step > 0 or not np.allclose(t, np.arange(len(t)) * step, rtol=0, atol=1e-9 * max(1.0, t[-1])):
+        got = _monitor_queue(m["t_s"].to_numpy(), m["min_pkts"].to_numpy(), m["max_pkts"].to_numpy(),
+                             m["avg_pkts"].to_numpy(), interval, self.sim_end_s)
+        return None if got is None else pl.DataFrame(got)
+
+    # ------------------------------------------------------------------ numpy columns (the graphs)
+    # The graphs read the same rows as the accessors above, as numpy columns (tcplab.cols.Cols) read
+    # through the core, so a plot imports no polars and runs no query (issue 28). Each falls back to
+    # the polars accessor -- in-memory runs, names the summary does not list, a file the core
+    # cannot read (polars then words the error) -- and converts its frame.
+    def _read_cols(self, fname: str, what: str, required: list[str], columns: list[str],
+                   where: tuple[str, str] | None = None, check: bool = True, raw: bool = False):
+        """Rows of a trace file as :class:`~tcplab.cols.Cols`, checked as :func:`_read_parquet`
+        checks them; None when the core cannot read the file or the run is in memory."""
+        if self._in_memory:
             return None
-        k = round(interval / step)
-        end = self.sim_end_s
-        if k < 1 or abs(k * step - interval) > 1e-9 * interval or not end > 0:
+        from .cols import read_parquet
+        path = _need(self.dir / fname, what)
+        got = read_parquet(path, columns, where)
+        if got is None:
             return None
-        nb = max(1, math.ceil(end / interval - 1e-9))
-        if abs(nb * interval - end) > 1e-9 * max(1.0, end) or len(t) != nb * k:
+        missing = [c for c in required if c not in got.names]
+        if missing:
+            raise RunDirError(f"{path}: missing column(s) {missing} ({what})")
+        if check:
+            _check_cols(got, path, _numeric_columns(got.names, what))
+        return got if raw else got.cols
+
+    def trace_cols(self, conn: str | None = None, side: str | None = "snd"):
+        """:meth:`trace` as numpy columns (see above)."""
+        memo = self.__dict__.setdefault("_cols_memo", {})
+        key = ("tcp", conn, side)
+        if key in memo:
+            return memo[key]
+        out = None
+        if self._tcp is None and not self._in_memory and conn is not None and conn in self.conns:
+            # One flow's rows read alone, unless every flow's are wanted (see every_flow_cols); the
+            # columns the graphs draw.
+            rows = None
+            if memo.get("tcp-all") is not None:
+                rows = memo["tcp-all"].get(conn, memo["tcp-all"][None])
+            elif "tcp-all" not in memo:
+                if ("tcp-rows", conn) not in memo:
+                    memo[("tcp-rows", conn)] = self._read_cols("trace_tcp.parquet", "TCP trace", _TCP_COLS,
+                                                               _TCP_GRAPH_COLS[1:], ("conn", conn))
+                rows = memo[("tcp-rows", conn)]
+            if rows is not None:
+                out = (rows if side is None else rows.where("side", side)).time_sorted()
+        if out is None:
+            from .cols import Cols
+            out = Cols.from_polars(self.trace(conn, side))
+        memo[key] = out
+        return out
+
+    def every_flow_cols(self) -> None:
+        """Read every flow's rows of the TCP trace in one pass for :meth:`trace_cols` (a graph of
+        every flow, a report: one pass over the file, not one a flow)."""
+        import numpy as np
+        memo = self.__dict__.setdefault("_cols_memo", {})
+        if "tcp-all" not in memo and self._tcp is None and not self._in_memory and self.has_tcp and len(self.conns) > 1:
+            got = self._read_cols("trace_tcp.parquet", "TCP trace", _TCP_COLS, _TCP_GRAPH_COLS, raw=True)
+            if got is None:
+                memo["tcp-all"] = None
+                return
+            codes, names = got.codes["conn"]
+            cols = got.cols.select(*[c for c in got.cols.columns if c != "conn"])
+            groups = cols.split(codes, len(names) + 1)  # the last: rows without a connection
+            memo["tcp-all"] = {**dict(zip(names, groups)), None: cols.take(np.zeros(0, dtype=np.int64))}
+
+    def link_cols(self, link: str | None = None, flow: str | None = None):
+        """:meth:`link_events` of ``link`` as numpy columns (see above); with ``flow`` instead, the
+        rows of every link whose packet belongs to that flow (none when the trace predates the
+        ``flow`` column)."""
+        from .cols import Cols
+        memo = self.__dict__.setdefault("_cols_memo", {})
+        key = ("link", link, flow)
+        if key in memo:
+            return memo[key]
+        out = None
+        if self._link is None and not self._in_memory:
+            if flow is not None:
+                out = self._read_cols("trace_link.parquet", "link trace", _LINK_COLS, _LINK_GRAPH_COLS + ["link", "flow"],
+                                      ("flow", flow))
+            elif link is not None and link in self.link_names:
+                out = self._read_cols("trace_link.parquet", "link trace", _LINK_COLS, _LINK_GRAPH_COLS, ("link", link))
+            if out is not None:
+                out = out.time_sorted()
+        if out is None:
+            if flow is not None:
+                import polars as pl
+                ev = self.link_events()
+                ev = ev.filter(pl.col("flow") == flow) if "flow" in ev.columns else ev.clear()
+                out = Cols.from_polars(ev)
+            else:
+                out = Cols.from_polars(self.link_events(link))
+        memo[key] = out
+        return out
+
+    def cam_cols(self, conn: str | None = None):
+        """:meth:`cam` as numpy columns (see above)."""
+        import numpy as np
+        from .cols import Cols
+        memo = self.__dict__.setdefault("_cols_memo", {})
+        key = ("cam", conn)
+        if key in memo:
+            return memo[key]
+        out = None
+        p = self.dir / "trace_cam.parquet"
+        if self._cam is None and not self._in_memory and conn is not None:
+            if not p.is_file():
+                out = Cols({c: np.zeros(0, dtype="<U1" if c == "conn" else float) for c in _CAM_COLS if c != "conn"}, 0)
+            else:
+                out = self._read_cols("trace_cam.parquet", "Vegas CAM trace", _CAM_COLS,
+                                      [c for c in _CAM_COLS if c != "conn"], ("conn", conn))
+                if out is not None:
+                    out = out.take(np.argsort(out["t_s"], kind="stable"))
+        if out is None:
+            out = Cols.from_polars(self.cam(conn))
+        memo[key] = out
+        return out
+
+    def _interval_cols(self, link: str, columns: list[str]):
+        """Rows of ``link`` in queue_intervals.parquet as numpy columns, unchecked (as
+        :meth:`_queue_from_monitor` reads them); None without the file, or when the core cannot read it."""
+        p = self.dir / "queue_intervals.parquet"
+        if self._intervals is not None or self._in_memory or not p.is_file():
             return None
-        shape = (nb, k)
-        return pl.DataFrame({"t_s": np.arange(nb + 1)[:-1] * interval,
-                             "min_pkts": m["min_pkts"].to_numpy().astype(float).reshape(shape).min(axis=1),
-                             "max_pkts": m["max_pkts"].to_numpy().astype(float).reshape(shape).max(axis=1),
-                             "avg_pkts": m["avg_pkts"].to_numpy().astype(float).reshape(shape).mean(axis=1)})
+        from .cols import read_parquet
+        got = read_parquet(p, columns, ("link", link))
+        if got is None or not set(columns) <= set(got.names) | {"link"}:
+            return None
+        return got
+
+    def queue_cols(self, link: str | None = None, interval: float | None = None):
+        """:meth:`queue` as numpy columns (see above)."""
+        from .cols import Cols
+        link = link or self.bottleneck
+        memo = self.__dict__.setdefault("_cols_memo", {})
+        key = ("queue", link, interval)
+        if key in memo:
+            return memo[key]
+        out = None
+        if interval is not None:
+            got = self._interval_cols(link, ["t_s", "min_pkts", "max_pkts", "avg_pkts"])
+            if got is not None and not got.nulls:
+                c = got.cols
+                if c.height >= 2:
+                    q = _monitor_queue(c["t_s"], c["min_pkts"], c["max_pkts"], c["avg_pkts"], interval, self.sim_end_s)
+                    out = None if q is None else Cols(q)
+        if out is None and self._link is None and not self._in_memory and link in self.link_names \
+                and (interval is None or self._interval_cols(link, ["t_s"]) is not None or
+                     not (self.dir / "queue_intervals.parquet").is_file()):
+            ev = self.link_cols(link)
+            if interval is None:
+                out = ev.select("t_s", "qlen_pkts")
+            else:
+                t = ev["t_s"]
+                out = Cols(_queue_interval_arrays(t, ev["qlen_pkts"], interval,
+                                                  max(self.sim_end_s, float(t.max()) if len(t) else 0.0)))
+        if out is None:
+            out = Cols.from_polars(self.queue(link, interval))
+        memo[key] = out
+        return out
+
+    def aqm_cols(self, link: str | None = None):
+        """:meth:`aqm_average` as numpy columns (see above)."""
+        import numpy as np
+        from .cols import Cols
+        link = link or self.bottleneck
+        p = self.dir / "queue_intervals.parquet"
+        if self._intervals is None and not self._in_memory and not p.is_file():
+            return Cols({"t_s": np.zeros(0), "aqm_avg_pkts": np.zeros(0)}, 0)
+        got = self._interval_cols(link, ["t_s", "aqm_avg_pkts"])
+        if got is not None:
+            if "aqm_avg_pkts" not in got.cols:
+                return Cols({"t_s": np.zeros(0), "aqm_avg_pkts": np.zeros(0)}, 0)
+            keep = ~got.nulls.get("aqm_avg_pkts", np.zeros(got.cols.height, dtype=bool))
+            return got.cols.select("t_s", "aqm_avg_pkts").take(keep)
+        return Cols.from_polars(self.aqm_average(link))
+
+
+def _check_cols(got, path: Path, nonneg: list[str]) -> None:
+    """:func:`_check_values` on numpy columns (a :class:`tcplab.cols.ParquetRead`): the same
+    columns, the same message naming the file's row."""
+    import numpy as np
+    for c in nonneg:
+        if c not in got.cols:
+            continue
+        a = got.cols[c]
+        if not len(a) or a.dtype.kind not in "fi":
+            continue
+        null = got.nulls.get(c)
+        if null is not None and null.all():
+            continue  # a column of nulls only has no numeric type in polars: not checked there either
+        bad = a < 0
+        if a.dtype.kind == "f":
+            bad |= ~np.isfinite(a)
+        if null is not None:
+            bad |= null
+        if bad.any():
+            i = int(np.argmax(bad))
+            v = None if null is not None and null[i] else a[i].item()
+            raise RunDirError(f"{path}: column {c} row {int(got.rows[i])} holds {v!r}; trace values must be finite and non-negative")
+
+
+def _monitor_queue(t, mn, mx, av, interval: float, end: float) -> dict | None:
+    """Queue statistics per ``interval`` from the link monitor's interval series (see
+    :meth:`RunData._queue_from_monitor`); None unless the answer is the same as from the trace."""
+    import math
+
+    import numpy as np
+    t = np.asarray(t, dtype=float)
+    if len(t) < 2:
+        return None
+    step = float(t[1] - t[0])
+    if not step > 0 or not np.allclose(t, np.arange(len(t)) * step, rtol=0, atol=1e-9 * max(1.0, t[-1])):
+        return None
+    k = round(interval / step)
+    if k < 1 or abs(k * step - interval) > 1e-9 * interval or not end > 0:
+        return None
+    nb = max(1, math.ceil(end / interval - 1e-9))
+    if abs(nb * interval - end) > 1e-9 * max(1.0, end) or len(t) != nb * k:
+        return None
+    shape = (nb, k)
+    return {"t_s": np.arange(nb + 1)[:-1] * interval,
+            "min_pkts": np.asarray(mn, dtype=float).reshape(shape).min(axis=1),
+            "max_pkts": np.asarray(mx, dtype=float).reshape(shape).max(axis=1),
+            "avg_pkts": np.asarray(av, dtype=float).reshape(shape).mean(axis=1)}
 
 
 def _time_sorted(df: pl.DataFrame) -> pl.DataFrame:
@@ -531,6 +761,12 @@ def _time_sorted(df: pl.DataFrame) -> pl.DataFrame:
 def queue_intervals(t, q, interval: float, end: float) -> pl.DataFrame:
     """Min/max/time-weighted-average of a step function (value q[i] from t[i] on, 0 before
     t[0]) over consecutive intervals [k*interval, (k+1)*interval) up to ``end``."""
+    import polars as pl
+    return pl.DataFrame(_queue_interval_arrays(t, q, interval, end))
+
+
+def _queue_interval_arrays(t, q, interval: float, end: float) -> dict:
+    """:func:`queue_intervals` as numpy columns."""
     import numpy as np
 
     if interval <= 0:
@@ -561,7 +797,7 @@ def queue_intervals(t, q, interval: float, end: float) -> pl.DataFrame:
     seg_area = np.where(bt[:-1] < edges[-1], seg_area, 0.0)
     area = np.zeros(nb)
     np.add.at(area, seg_bin, seg_area)
-    return pl.DataFrame({"t_s": edges[:-1], "min_pkts": mn, "max_pkts": mx, "avg_pkts": area / interval})
+    return {"t_s": edges[:-1], "min_pkts": mn, "max_pkts": mx, "avg_pkts": area / interval}
 
 
 def as_run(run: Any) -> Any:

@@ -3,12 +3,13 @@
 //! the trace columns (lists); the Python package writes files, draws plots and keeps the results
 //! store.
 
+mod parquet_read;
 mod pyser;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use tcplab::run::{estimate_memory_text_mode, prepare_with_limits, run_text_with_limits, Limits, RunResult, Traces, NATIVE_RUNTIME_BYTES, PYTHON_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
@@ -508,6 +509,52 @@ fn bench_shared_medium_cbr(access: Option<&str>, duration: &str) -> String {
     tcplab::bench_cases::shared_medium_cbr(access, duration)
 }
 
+/// The columns `columns` of the Parquet file `path` (a run directory's trace), only the rows whose
+/// string column `filter_column` equals `filter_value` when both are given (issue 28: the graphs
+/// read what they draw without polars). Returns (every column name of the file, the file row
+/// numbers of the rows kept as int64 bytes, per requested column present: (name, kind, values
+/// bytes, null bytes or None, the distinct strings for kind "str")), kind "f8" (float64), "i8"
+/// (int64) or "str" (uint32 codes into the strings). Raises ValueError when the file cannot be read
+/// this way (the caller reads it with polars then, which words the error).
+#[pyfunction]
+#[pyo3(signature = (path, columns, filter_column=None, filter_value=None))]
+#[allow(clippy::type_complexity)]
+fn read_parquet_columns<'py>(
+    py: Python<'py>,
+    path: &str,
+    columns: Vec<String>,
+    filter_column: Option<String>,
+    filter_value: Option<String>,
+) -> PyResult<(Vec<String>, Bound<'py, PyBytes>, Vec<(String, &'static str, Bound<'py, PyBytes>, Option<Bound<'py, PyBytes>>, Vec<String>)>)> {
+    let filter = match (&filter_column, &filter_value) {
+        (Some(c), Some(v)) => Some((c.as_str(), v.as_str())),
+        _ => None,
+    };
+    // A file the `parquet` crate panics on is an error like any other: the caller reads it with polars.
+    let table = py
+        .allow_threads(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parquet_read::read(path, &columns, filter)))
+                .unwrap_or_else(|_| Err("the Parquet reader failed on this file".to_string()))
+        })
+        .map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+    fn bytes_of<'py, T: Copy>(py: Python<'py>, v: &[T]) -> Bound<'py, PyBytes> {
+        // SAFETY: plain numbers (f64, i64, u32, u64) viewed as their bytes, read only.
+        let b = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+        PyBytes::new(py, b)
+    }
+    let rows = bytes_of(py, &table.rows);
+    let mut out = Vec::with_capacity(table.columns.len());
+    for c in table.columns {
+        let nulls = c.nulls.as_ref().map(|n| PyBytes::new(py, n));
+        out.push(match c.values {
+            parquet_read::Values::F64(v) => (c.name, "f8", bytes_of(py, &v), nulls, Vec::new()),
+            parquet_read::Values::I64(v) => (c.name, "i8", bytes_of(py, &v), nulls, Vec::new()),
+            parquet_read::Values::Str(v, cats) => (c.name, "str", bytes_of(py, &v), nulls, cats),
+        });
+    }
+    Ok((table.names, rows, out))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tcplab::VERSION)?;
@@ -529,6 +576,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(f)?;
     }
     m.add_function(wrap_pyfunction!(locate, m)?)?;
+    m.add_function(wrap_pyfunction!(read_parquet_columns, m)?)?;
     m.add_function(wrap_pyfunction!(locate_key, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_variants, m)?)?;

@@ -4,12 +4,14 @@ queue bars and the Vegas CAM panel."""
 from __future__ import annotations
 
 
+from typing import Any
+
 import numpy as np
-import polars as pl
 from matplotlib.collections import LineCollection
 
 from ..rundir import KB
-from .series import DECIMATE_MIN_POINTS, MARK_COLUMNS, _columns, _in, _np, _plot_steps, _step_window, cam_scale_KBps_per_buffer, send_window, sending_rate
+from .series import (DECIMATE_MIN_POINTS, MARK_COLUMNS, _cols, _columns, _in, _np, _plot_steps, _queue, _step_window,
+                     cam_scale_KBps_per_buffer, send_window, sending_rate)
 from .style import C_BLACK, C_DARK, C_LIGHT, C_MID
 
 
@@ -41,7 +43,7 @@ def _marks(ax, x, y0: float, y1: float, gid: str, color=C_BLACK, lw=0.5, clip=Fa
     ax.add_collection(lc, autolim=False)
     return lc
 
-def _draw_windows(ax, snd: pl.DataFrame, t0, t1, send_buffer: float | None = None):
+def _draw_windows(ax, snd: Any, t0, t1, send_buffer: float | None = None):
     t = _np(snd, "t_s")
     m = _step_window(t, t0, t1)
     tt = t[m]
@@ -65,8 +67,8 @@ def _draw_windows(ax, snd: pl.DataFrame, t0, t1, send_buffer: float | None = Non
     ax.set_ylabel("Windows (KB)")
 
 
-def _draw_rate(ax, snd: pl.DataFrame, t0, t1, n=12):
-    s = snd.filter(pl.col("kind").is_in(["send", "retransmit"]))
+def _draw_rate(ax, snd: Any, t0, t1, n=12):
+    s = _cols(snd).where("kind", ["send", "retransmit"])
     t = _np(s, "t_s")
     r = sending_rate(t, _np(s, "len"), n) / KB
     m = _step_window(t, t0, t1)
@@ -95,7 +97,7 @@ def _draw_queue_bars(ax, run, link: str | None, t0, t1, limit=None, interval: fl
         return None
     if interval is None:
         interval = _queue_interval_for(t1 - t0)
-    q = run.queue(link, interval=interval)
+    q = _queue(run, link, interval)
     t = _np(q, "t_s") + interval / 2
     m = _in(t, t0 - interval, t1 + interval)
     mn, mx, av, tm = _np(q, "min_pkts")[m], _np(q, "max_pkts")[m], _np(q, "avg_pkts")[m], t[m]
@@ -121,7 +123,7 @@ def _draw_queue_panel(ax, run, link, t0, t1, limit=None):
                 ha="right", va="top", fontsize=6, color=C_DARK)
 
 
-def _draw_cam(ax, run, conn, cam: pl.DataFrame, t0, t1):
+def _draw_cam(ax, run, conn, cam: Any, t0, t1):
     t = _np(cam, "t_s")
     m = _in(t, t0, t1)
     if not m.any():

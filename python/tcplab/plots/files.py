@@ -8,6 +8,7 @@ from typing import Any
 
 from ..rundir import RunData
 from .links import flows_graph, link_graph, queue_graph
+from .series import _cam
 from .style import PLOT_KINDS, save_figure
 from .tcp import cam_graph, seq_graph, tcp_graph
 
@@ -40,7 +41,7 @@ def plot_cli(run_dir: str | Path, conn: str | None = None, kind: str = "tcp", t_
             run.flow(conn)  # raises KeyError naming the flows
             names = [conn]
         elif kind == "cam":
-            names = [c for c in run.conns if run.cam(c).height > 0]
+            names = [c for c in run.conns if _cam(run, c).height > 0]
             if not names:
                 raise ValueError(f"run {run.dir} has no Vegas CAM trace (trace_cam.parquet absent or empty)")
         else:

@@ -4,28 +4,38 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-import polars as pl
 from matplotlib.figure import Figure
 
 from ..rundir import KB, as_run
+
+if TYPE_CHECKING:
+    import polars as pl
 from .draw import _draw_queue_bars, _marks
-from .series import _in, _link_rate_KBps, _np, _window
+from .series import _in, _link_events, _link_rate_KBps, _np, _trace, _window
 from .style import C_BLACK, C_DARK, C_LIGHT, C_MID, FLOW_COLORS, FLOW_STYLES, LEGEND_MAX_FLOWS, _RC, _figure, _finish, _style_axes
 
 
 def link_bandwidth(run, link: str, interval: float) -> pl.DataFrame:
     """Output bandwidth of ``link`` (KB/s of wire bytes departed) per ``interval``."""
-    ev = run.link_events(link).filter(pl.col("event") == "depart")
-    end = max(float(run.sim_end_s or 0.0), float(ev["t_s"].max() or 0.0) if ev.height else 0.0)
+    import polars as pl
+    t, v = _link_bandwidth(run, link, interval)
+    return pl.DataFrame({"t_s": t, "KBps": v})
+
+
+def _link_bandwidth(run, link: str, interval: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`link_bandwidth` as (interval starts, KB/s)."""
+    ev = _link_events(run, link).where("event", "depart")
+    t = _np(ev, "t_s")
+    end = max(float(run.sim_end_s or 0.0), float(t.max()) if len(t) else 0.0)
     nb = max(1, int(math.ceil(end / interval - 1e-9)))
     edges = np.arange(nb + 1) * interval
-    b = np.clip(np.searchsorted(edges, _np(ev, "t_s"), side="right") - 1, 0, nb - 1)
+    b = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, nb - 1)
     out = np.zeros(nb)
     np.add.at(out, b, _np(ev, "bytes"))
-    return pl.DataFrame({"t_s": edges[:-1], "KBps": out / interval / KB})
+    return edges[:-1], out / interval / KB
 
 
 def link_graph(run: Any, link: str | None = None, t_from: float | None = None, t_to: float | None = None,
@@ -47,9 +57,9 @@ def link_graph(run: Any, link: str | None = None, t_from: float | None = None, t
         t0, t1 = _window(t_from, t_to, 0.0, end)
         tops = []
         for interval, lw, color, gid in ((intervals[0], 0.6, C_MID, "link-thin"), (intervals[1], 1.8, C_BLACK, "link-thick")):
-            bw = link_bandwidth(run, link, interval)
-            t = np.r_[_np(bw, "t_s"), _np(bw, "t_s")[-1:] + interval]
-            v = np.r_[_np(bw, "KBps"), _np(bw, "KBps")[-1:]]
+            bt, bv = _link_bandwidth(run, link, interval)
+            t = np.r_[bt, bt[-1:] + interval]
+            v = np.r_[bv, bv[-1:]]
             (ln,) = ax.plot(t, v, drawstyle="steps-post", lw=lw, color=color,
                             label=f"{interval * 1000:.0f} ms average")
             ln.set_gid(gid)
@@ -59,8 +69,7 @@ def link_graph(run: Any, link: str | None = None, t_from: float | None = None, t
             ln = ax.axhline(cap, color=C_DARK, lw=0.7, ls=(0, (5, 3)), label=f"capacity {cap:.0f} KB/s")
             ln.set_gid("capacity")
             tops.append(cap)
-        ev = run.link_events(link)
-        drops = ev.filter(pl.col("event") == "drop")
+        drops = _link_events(run, link).where("event", "drop")
         td = _np(drops, "t_s")
         _marks(ax, td[_in(td, t0, t1)], 0.0, 0.05, "drop-marks", lw=0.6, clip=True)
         ax.set_ylim(0, max(tops + [1.0]) * 1.15)
@@ -95,7 +104,7 @@ def queue_graph(run: Any, link: str | None = None, interval: float = 0.1, t_from
         if lim:
             ax.axhline(lim, color=C_DARK, lw=0.6, ls=(0, (5, 3)), label=f"limit {lim}").set_gid("queue-limit")
         _draw_queue_bars(ax, run, link, t0, t1, lim, interval, width_in=figsize[0] * 0.87)
-        aqm = run.aqm_average(link) if hasattr(run, "aqm_average") else None
+        aqm = _aqm(run, link)
         if aqm is not None and aqm.height:
             # RED's EWMA average, sampled at the end of each monitor interval.
             ta = _np(aqm, "t_s")
@@ -112,7 +121,7 @@ def queue_graph(run: Any, link: str | None = None, interval: float = 0.1, t_from
 
 def flow_throughput(run, conn: str, interval: float, end: float) -> tuple[np.ndarray, np.ndarray]:
     """(interval starts, KB/s acknowledged per interval) from the sender's ACK progress."""
-    snd = run.trace(conn, "snd").filter(pl.col("kind").is_in(["ack", "dupack"]))
+    snd = _trace(run, conn, "snd").where("kind", ["ack", "dupack"])
     nb = max(1, int(math.ceil(end / interval - 1e-9)))
     edges = np.arange(nb + 1) * interval
     t = _np(snd, "t_s")
@@ -130,19 +139,42 @@ def udp_throughput(run, name: str, interval: float, end: float) -> tuple[np.ndar
     nb = max(1, int(math.ceil(end / interval - 1e-9)))
     edges = np.arange(nb + 1) * interval
     if run.has_link:
-        ev = run.link_events()
+        ev = _flow_link_events(run, name)
         if "flow" in ev.columns:
-            ev = ev.filter((pl.col("flow") == name) & (pl.col("event") == "depart"))
+            ev = ev.where("event", "depart")
             if ev.height:
-                counts = ev.group_by("link").len()
-                link = counts.sort(["len", "link"]).row(0)[0]
-                ev = ev.filter(pl.col("link") == link)
+                links, counts = np.unique(ev["link"], return_counts=True)
+                link = str(links[np.lexsort((links, counts))[0]])  # the fewest departures; by name on a tie
+                ev = ev.where("link", link)
                 b = np.clip(np.searchsorted(edges, _np(ev, "t_s"), side="right") - 1, 0, nb - 1)
                 out = np.zeros(nb)
                 np.add.at(out, b, _np(ev, "bytes"))
                 return edges[:-1], out / interval / KB, f"leaving {link}"
     u = next(x for x in run.summary.get("udp") or [] if x["name"] == name)
     return edges[:-1], np.full(nb, u["received_bytes"] / max(end, 1e-9) / KB), "mean received"
+
+
+def _flow_link_events(run, name: str):
+    """Every traced link's rows of packets of flow ``name`` (no ``flow`` column: an older trace)."""
+    f = getattr(run, "link_cols", None)
+    if f is not None:
+        return f(None, flow=name)
+    from ..cols import Cols
+    import polars as pl
+    ev = run.link_events()
+    return Cols.from_polars(ev.filter(pl.col("flow") == name) if "flow" in ev.columns else ev)
+
+
+def _aqm(run, link: str | None):
+    """RED's average of ``link`` (tcplab.rundir.RunData.aqm_average) as numpy columns; None when
+    the run has no such accessor."""
+    f = getattr(run, "aqm_cols", None)
+    if f is not None:
+        return f(link)
+    if not hasattr(run, "aqm_average"):
+        return None
+    from ..cols import Cols
+    return Cols.from_polars(run.aqm_average(link))
 
 
 def flows_graph(run: Any, interval: float | None = None, t_from: float | None = None, t_to: float | None = None,
@@ -171,6 +203,8 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
         # Past a dozen lines a legend would cover the graph: then only the total and capacity
         # are labelled (the lines keep their gids).
         many = len(conns) + len(udps) > LEGEND_MAX_FLOWS
+        if len(conns) > 1 and hasattr(run, "every_flow_cols"):
+            run.every_flow_cols()  # one pass over the TCP trace for all the flows
         for i, c in enumerate(conns):
             t, v = flow_throughput(run, c, interval, end)
             total = v.copy() if total is None else total + v

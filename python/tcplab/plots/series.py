@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-import polars as pl
+from typing import Any
 
+import numpy as np
+
+from ..cols import Cols
 from ..rundir import KB
 
 
@@ -32,8 +34,42 @@ def _step_window(t: np.ndarray, t0: float, t1: float) -> np.ndarray:
     return m
 
 
-def _np(df: pl.DataFrame, col: str, dtype=float) -> np.ndarray:
-    return df[col].to_numpy().astype(dtype, copy=False) if df.height else np.zeros(0, dtype=dtype)
+def _np(df: Any, col: str, dtype=float) -> np.ndarray:
+    """Column ``col`` of ``df`` (:class:`~tcplab.cols.Cols` or a polars frame) as ``dtype``
+    (``str``: numpy unicode)."""
+    if not df.height:
+        return np.zeros(0, dtype=dtype)
+    a = df[col] if isinstance(df, Cols) else df[col].to_numpy()
+    if dtype is str and a.dtype.kind == "O":
+        return a.astype(str)
+    return a.astype(dtype, copy=False)
+
+
+def _cols(df: Any) -> Cols:
+    """``df`` as :class:`~tcplab.cols.Cols` (a polars frame is converted)."""
+    return df if isinstance(df, Cols) else Cols.from_polars(df)
+
+
+# The graphs read a run's rows as numpy columns (RunData's *_cols methods, issue 28); any other
+# object with the RunData accessors (returning polars frames) still works.
+def _trace(run, conn: str | None, side: str | None = "snd") -> Cols:
+    f = getattr(run, "trace_cols", None)
+    return f(conn, side) if f is not None else Cols.from_polars(run.trace(conn, side))
+
+
+def _link_events(run, link: str | None) -> Cols:
+    f = getattr(run, "link_cols", None)
+    return f(link) if f is not None else Cols.from_polars(run.link_events(link))
+
+
+def _cam(run, conn: str | None) -> Cols:
+    f = getattr(run, "cam_cols", None)
+    return f(conn) if f is not None else Cols.from_polars(run.cam(conn))
+
+
+def _queue(run, link: str | None, interval: float | None = None) -> Cols:
+    f = getattr(run, "queue_cols", None)
+    return f(link, interval) if f is not None else Cols.from_polars(run.queue(link, interval=interval))
 
 
 def _resolve_conn(run, conn: str | None) -> str:
@@ -162,22 +198,22 @@ def sending_rate(t: np.ndarray, nbytes: np.ndarray, n: int = 12) -> np.ndarray:
     return out
 
 
-def retransmitted_originals(snd: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+def retransmitted_originals(snd: Any) -> tuple[np.ndarray, np.ndarray]:
     """Original send times of the segments later retransmitted, one per distinct segment.
 
     For every distinct seq in "retransmit" rows, the first "send" row whose byte range
     [seq, seq+len) contains it (normally the row with the same seq). Returns
     (times, original seqs), sorted by time; retransmitted bytes with no original send row
     (should not happen) are skipped."""
-    rx = np.unique(_np(snd.filter(pl.col("kind") == "retransmit"), "seq", np.int64))
+    snd = _cols(snd)
+    rx = np.unique(_np(snd.where("kind", "retransmit"), "seq", np.int64))
     if len(rx) == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64)
-    sends = snd.filter(pl.col("kind") == "send").select("t_s", "seq", "len")
-    # first send of each seq
-    sends = sends.group_by("seq", maintain_order=True).first().sort("seq")
-    s_seq = _np(sends, "seq", np.int64)
-    s_len = _np(sends, "len", np.int64)
-    s_t = _np(sends, "t_s")
+    sends = snd.where("kind", "send")
+    # first send of each seq (the first row in the trace's order), by seq
+    s_seq, first = np.unique(_np(sends, "seq", np.int64), return_index=True)
+    s_len = _np(sends, "len", np.int64)[first]
+    s_t = _np(sends, "t_s")[first]
     k = np.searchsorted(s_seq, rx, side="right") - 1
     ok = (k >= 0) & (rx < s_seq[np.clip(k, 0, None)] + s_len[np.clip(k, 0, None)]) if len(s_seq) else np.zeros(len(rx), bool)
     k = np.unique(k[ok])
@@ -185,14 +221,14 @@ def retransmitted_originals(snd: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return s_t[k][order], s_seq[k][order]
 
 
-def kb_marks(snd: pl.DataFrame, total_bytes: int | None = None, t0: float = -math.inf,
+def kb_marks(snd: Any, total_bytes: int | None = None, t0: float = -math.inf,
              t1: float = math.inf) -> list[tuple[float, int]]:
     """(time, n) for the KB labels along the top: the time the n-th KB was first sent.
 
     n runs over multiples of a step chosen for about a dozen labels within [t0, t1]; the last
     label is the total KB (ceil(highest byte sent / 1024), or of ``total_bytes``) when that
     point lies in the window. A multiple too close to the total is dropped for it."""
-    sends = snd.filter(pl.col("kind").is_in(["send", "retransmit"]))
+    sends = _cols(snd).where("kind", ["send", "retransmit"])
     if sends.height == 0:
         return []
     t = _np(sends, "t_s")
@@ -220,12 +256,13 @@ def kb_marks(snd: pl.DataFrame, total_bytes: int | None = None, t0: float = -mat
     return [(tt, n) for tt, n in marks if t0 <= tt <= t1]
 
 
-def cam_scale_KBps_per_buffer(run, conn: str, cam: pl.DataFrame) -> np.ndarray:
+def cam_scale_KBps_per_buffer(run, conn: str, cam: Any) -> np.ndarray:
     """Per CAM row, the rate that one buffer corresponds to (KB/s): MSS/BaseRTT.
 
     Diff = (Expected - Actual) * BaseRTT / MSS, so the scale is (Expected - Actual) / Diff
     wherever Diff is not ~0; rows in between take the previous known value. If no row gives
     it, MSS (summary "mss" or the largest segment) over BaseRTT (smallest srtt) is used."""
+    cam = _cols(cam)
     e = _np(cam, "expected_KBps")
     a = _np(cam, "actual_KBps")
     d = _np(cam, "diff_buffers")
@@ -235,9 +272,10 @@ def cam_scale_KBps_per_buffer(run, conn: str, cam: pl.DataFrame) -> np.ndarray:
     if np.isnan(k).all():
         fallback = np.nan
         try:
-            snd = run.trace(conn, "snd")
-            mss = run.flow(conn).get("mss") or (snd["len"].max() if snd.height else None)
-            srtt = snd.filter(pl.col("srtt_s") > 0)["srtt_s"].min() if snd.height else None
+            snd = _trace(run, conn, "snd")
+            mss = run.flow(conn).get("mss") or (int(_np(snd, "len").max()) if snd.height else None)
+            srtt_s = _np(snd, "srtt_s")
+            srtt = float(srtt_s[srtt_s > 0].min()) if (srtt_s > 0).any() else None
             if mss and srtt:
                 fallback = float(mss) / KB / float(srtt)
         except Exception:  # pragma: no cover - best effort
@@ -252,9 +290,9 @@ def cam_scale_KBps_per_buffer(run, conn: str, cam: pl.DataFrame) -> np.ndarray:
     return k
 
 
-def send_window(snd: pl.DataFrame, send_buffer: float | None) -> np.ndarray:
+def send_window(snd: Any, send_buffer: float | None) -> np.ndarray:
     """The trace graph's send window (seed 000 §3.5, seed 001 Fig 2): min(the sender's buffer
     size, the receiver's advertised window). The trace's `snd_wnd` column is the advertised
     window; `send_buffer` (bytes, summary.json `send_buffer_bytes`) caps it when known."""
-    adv = _np(snd, "snd_wnd").astype(float)
+    adv = _np(_cols(snd), "snd_wnd").astype(float)
     return np.minimum(adv, float(send_buffer)) if send_buffer else adv

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-import polars as pl
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ..rundir import KB, as_run
 from .draw import _draw_cam, _draw_queue_panel, _draw_rate, _draw_windows, _marks
-from .series import _in, _np, _plot_steps, _resolve_conn, _step_window, _window, decimate_points, kb_marks, retransmitted_originals
+from .series import (_cam, _in, _np, _plot_steps, _resolve_conn, _step_window, _trace, _window, decimate_points, kb_marks,
+                     retransmitted_originals)
 from .style import C_BLACK, C_DARK, C_LIGHT, C_MID, FLOW_COLORS, _RC, _figure, _finish, _style_axes
 
 
@@ -31,11 +31,11 @@ def tcp_graph(run: Any, conn: str | None = None, t_from: float | None = None, t_
     vertical line at the original send time of each segment later retransmitted."""
     run = as_run(run)
     conn = _resolve_conn(run, conn)
-    snd = run.trace(conn, "snd")
+    snd = _trace(run, conn, "snd")
     t_all = _np(snd, "t_s")
     end = max(float(run.sim_end_s or 0.0), float(t_all.max()) if len(t_all) else 0.0)
     t0, t1 = _window(t_from, t_to, 0.0, end)
-    cam_df = run.cam(conn) if cam is not False else None
+    cam_df = _cam(run, conn) if cam is not False else None
     with_cam = cam_df is not None and cam_df.height > 0
     link = queue_link or run.bottleneck
 
@@ -72,7 +72,7 @@ def tcp_graph(run: Any, conn: str | None = None, t_from: float | None = None, t_
         fig.legend(handles, labels, loc="lower center", ncols=7, frameon=False, handlelength=2.0,
                    columnspacing=1.2, fontsize=6.5)
 
-        kinds = _np(snd, "kind", object) if snd.height else np.zeros(0, object)
+        kinds = _np(snd, "kind", str)
         w = _in(t_all, t0, t1)
         sent = w & np.isin(kinds, ["send", "retransmit"])
         acks = w & np.isin(kinds, ["ack", "dupack"])
@@ -123,7 +123,7 @@ def cam_graph(run: Any, conn: str | None = None, t_from: float | None = None, t_
     from the trace itself ((Expected-Actual)/Diff), see :func:`cam_scale_KBps_per_buffer`."""
     run = as_run(run)
     conn = _resolve_conn(run, conn)
-    cam = run.cam(conn)
+    cam = _cam(run, conn)
     import matplotlib
 
     with matplotlib.rc_context(_RC):
@@ -131,7 +131,7 @@ def cam_graph(run: Any, conn: str | None = None, t_from: float | None = None, t_
         ax = fig.subplots()
         fig.subplots_adjust(left=0.1, right=0.97, top=0.86, bottom=0.17)
         _style_axes(ax)
-        end = float(run.sim_end_s or (cam["t_s"].max() if cam.height else 1.0) or 1.0)
+        end = float(run.sim_end_s or (_np(cam, "t_s").max() if cam.height else 1.0) or 1.0)
         t0, t1 = _window(t_from, t_to, 0.0, end)
         if cam.height == 0:
             ax.text(0.5, 0.5, f"no CAM trace for {conn} (not a Vegas flow?)", transform=ax.transAxes,
@@ -156,11 +156,11 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
     conns = list(conns) if conns else run.conns
     sides = _seq_sides(run, conns)
     have_rcv = any(rcv.height > 0 for _, rcv in sides.values())
-    end = max(float(run.sim_end_s or 0.0), max((float(df["t_s"].max() or 0.0) for pair in sides.values()
+    end = max(float(run.sim_end_s or 0.0), max((float(_np(df, "t_s").max()) for pair in sides.values()
                                                 for df in pair if df.height), default=0.0))
     if run.summary.get("sim_end_s") is None:  # no recorded end: the last row of any flow ends the graph
-        everything = run.trace(None, side=None)
-        end = max(end, float(everything["t_s"].max() or 0.0) if everything.height else 0.0)
+        everything = _trace(run, None, side=None)
+        end = max(end, float(_np(everything, "t_s").max()) if everything.height else 0.0)
     t0, t1 = _window(t_from, t_to, 0.0, end)
     import matplotlib
 
@@ -176,7 +176,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
             color = FLOW_COLORS[i % len(FLOW_COLORS)] if len(conns) > 1 else C_BLACK
             snd, rcv = sides[c]
             t = _np(snd, "t_s")
-            kinds = _np(snd, "kind", object) if snd.height else np.zeros(0, object)
+            kinds = _np(snd, "kind", str)
             seq = _np(snd, "seq") / KB
             una = _np(snd, "snd_una") / KB
             w = _in(t, t0, t1)
@@ -207,7 +207,7 @@ def seq_graph(run: Any, conns: Sequence[str] | None = None, t_from: float | None
                                  fontsize=6.5, color=color, va="center")
             if have_rcv:
                 tr = _np(rcv, "t_s")
-                kr = _np(rcv, "kind", object) if rcv.height else np.zeros(0, object)
+                kr = _np(rcv, "kind", str)
                 sr = _np(rcv, "seq") / KB
                 wr = _in(tr, t0, t1)
                 dm = wr & (kr == "recv")
@@ -244,10 +244,10 @@ def _seq_sides(run: Any, conns: Sequence[str]) -> dict:
     whole = None
     for c in conns:
         if c in run.conns:
-            out[c] = (run.trace(c, "snd"), run.trace(c, "rcv"))
+            out[c] = (_trace(run, c, "snd"), _trace(run, c, "rcv"))
             continue
         if whole is None:
-            whole = run.trace(None, side=None)
-        d = whole.filter(pl.col("conn") == c)
-        out[c] = (d.filter(pl.col("side") == "snd"), d.filter(pl.col("side") == "rcv"))
+            whole = _trace(run, None, side=None)
+        d = whole.where("conn", c)
+        out[c] = (d.where("side", "snd"), d.where("side", "rcv"))
     return out

@@ -139,6 +139,8 @@ def _graphs_html(run, anchor: str) -> str:
     has_link = getattr(run, "has_link", True)
     conns = run.conns
     if has_tcp and conns:
+        if hasattr(run, "every_flow_cols"):
+            run.every_flow_cols()  # the graphs of every flow: one pass over the TCP trace
         parts.append("<h3>TCP trace graphs</h3>")
         for c in conns[:MAX_TCP_GRAPHS]:
             parts.append(_Pending(plots.tcp_graph(run, c), f"TCP trace graph of {_flow_variant_title(run, c)}: "
