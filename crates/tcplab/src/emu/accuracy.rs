@@ -51,6 +51,9 @@ pub struct Accuracy {
     /// ns and bytes of the busy periods seen from start to end).
     pub busy: Vec<(bool, u64, u64, u64, u64)>,
     pub wake_late_ns: Vec<u64>,
+    /// Times the loop went to sleep with a delivered datagram not yet released: zero in a
+    /// correct loop, whatever the machine's load (its wake-up is timed by the pending events).
+    pub slept_with_datagrams_due: u64,
     pub frames_in: u64,
     pub bad_frames: u64,
     pub foreign_frames: u64,
@@ -65,6 +68,7 @@ impl Accuracy {
             released_early: 0,
             busy: vec![(false, 0, 0, 0, 0); sim.links.len()],
             wake_late_ns: Vec::with_capacity(1 << 16),
+            slept_with_datagrams_due: 0,
             frames_in: 0,
             bad_frames: 0,
             foreign_frames: 0,
@@ -184,10 +188,15 @@ pub fn records_bytes(records: &[Record]) -> Vec<u8> {
 pub const HELD_WAKE_NS: u64 = 50_000;
 
 /// When the machine held the emulator's thread: took the CPU from it (its involuntary context
-/// switches, getrusage RUSAGE_THREAD, sampled at every step of the loop) or woke it more than
-/// [`HELD_WAKE_NS`] late; kept is the wall time this was last seen.
+/// switches, getrusage RUSAGE_THREAD), kept it waiting for a CPU more than [`HELD_WAKE_NS`]
+/// between two steps of the loop (schedstat's run delay: a wake-up by a readable TAP that waited
+/// behind another task, which neither the switch count nor the timer's lateness shows), both
+/// sampled at every step of the loop, or woke it from a timed sleep more than [`HELD_WAKE_NS`]
+/// late; kept is the wall time this was last seen. Must be made on the thread it watches.
 pub struct Held {
     count: i64,
+    run_delay: super::sys::RunDelay,
+    delay: u64,
     last_change_at: u64,
 }
 
@@ -199,15 +208,23 @@ impl Default for Held {
 
 impl Held {
     pub fn new() -> Held {
-        Held { count: super::sys::involuntary_switches(), last_change_at: 0 }
+        let mut run_delay = super::sys::RunDelay::open();
+        let delay = run_delay.read().unwrap_or(0);
+        Held { count: super::sys::involuntary_switches(), run_delay, delay, last_change_at: 0 }
     }
 
-    /// Sample the counter at wall time `t`.
+    /// Sample the counters at wall time `t`.
     pub fn sample(&mut self, t: u64) {
         let c = super::sys::involuntary_switches();
         if c != self.count {
             self.count = c;
             self.last_change_at = t;
+        }
+        if let Some(d) = self.run_delay.read() {
+            if d.saturating_sub(self.delay) > HELD_WAKE_NS {
+                self.last_change_at = t;
+            }
+            self.delay = d;
         }
     }
 

@@ -144,6 +144,7 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
         "wall_s": wall_end as f64 / 1e9,
         "lateness_target_ms": ms(LATENESS_TARGET_NS as f64),
         "released_early": acc.released_early,
+        "slept_with_datagrams_due": acc.slept_with_datagrams_due,
         "packet_records_dropped": acc.records_dropped,
         "released_while_held": acc.records.len() - n_unheld,
         "release_lateness_p99_unheld_ms": ms(p99_unheld),

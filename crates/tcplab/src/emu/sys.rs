@@ -177,6 +177,26 @@ pub fn involuntary_switches() -> i64 {
     u.ru_nivcsw as i64
 }
 
+/// The calling thread's time spent runnable but waiting for a CPU (`run_delay`, the second field
+/// of /proc/thread-self/schedstat, ns). It also grows while a wake-up waits behind another task,
+/// e.g. after a frame made ppoll return — a hold no late timer and no involuntary switch shows.
+/// The file is the thread's that opened it; None where the kernel has no schedstat.
+pub struct RunDelay(Option<std::fs::File>);
+
+impl RunDelay {
+    pub fn open() -> RunDelay {
+        RunDelay(std::fs::File::open("/proc/thread-self/schedstat").ok())
+    }
+
+    pub fn read(&mut self) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        let f = self.0.as_ref()?;
+        let mut buf = [0u8; 96];
+        let n = f.read_at(&mut buf, 0).ok()?;
+        std::str::from_utf8(&buf[..n]).ok()?.split_ascii_whitespace().nth(1)?.parse().ok()
+    }
+}
+
 /// Back to ordinary scheduling.
 pub fn normal_priority() {
     let p = libc::sched_param { sched_priority: 0 };
