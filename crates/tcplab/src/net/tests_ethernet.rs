@@ -357,3 +357,23 @@ fn the_same_seed_gives_the_same_collisions() {
     assert_eq!(a.m.counters, b.m.counters);
 }
 
+
+/// The two-station FIFO medium's reservation (`SoloFifo`): a frame ready at time 0 starts at
+/// once (the medium is free from 0, not from one gap in), a frame ready while another is on
+/// the medium or within the gap after it starts one gap after that end, a frame ready after a
+/// quiet spell starts at once; the medium time reserved is the frames' sum.
+#[test]
+fn a_solo_fifo_medium_takes_frames_at_its_first_free_moment() {
+    let mut p = ethernet(5 * US);
+    p.access = Access::Fifo;
+    let frame = p.frame_time(1000); // (1000 + 26) B at 10 Mbit/s: 820.8 us
+    assert_eq!(frame, SimTime(820_800));
+    let m = SoloFifo::new(p);
+    assert_eq!(m.reserve(SimTime(0), frame), SimTime(820_800));
+    // Ready during the first frame, and 1 ns into the gap after it: each waits for end + 9.6 us.
+    assert_eq!(m.reserve(SimTime(100 * US), frame), SimTime(820_800 + 9_600 + 820_800));
+    assert_eq!(m.reserve(SimTime(1_651_200 + 1), frame), SimTime(1_651_200 + 9_600 + 820_800));
+    // Ready 1 ms after the medium went quiet: at once.
+    assert_eq!(m.reserve(SimTime(3_481_600), SimTime(57_600)), SimTime(3_481_600 + 57_600));
+    assert_eq!(m.frame_ns(), 3 * 820_800 + 57_600);
+}
