@@ -45,6 +45,7 @@ _LINK_COLS = ["link", "t_s", "event", "bytes", "qlen_pkts", "reason"]
 # The columns the graphs draw (RunData.trace_cols, link_cols): what they read of a trace file, and check.
 _TCP_GRAPH_COLS = ["conn", "side", "t_s", "kind", "snd_una", "cwnd", "ssthresh", "snd_wnd", "unacked", "srtt_s", "seq", "len"]
 _LINK_GRAPH_COLS = ["t_s", "event", "bytes", "qlen_pkts"]
+_TCP_GRAPH = tuple(_TCP_GRAPH_COLS[1:])
 _CAM_COLS = ["conn", "t_s", "expected_KBps", "actual_KBps", "diff_buffers", "alpha", "beta", "decision"]
 
 
@@ -548,23 +549,32 @@ class RunData:
             _check_cols(got, path, _numeric_columns(got.names, what))
         return got if raw else got.cols
 
-    def trace_cols(self, conn: str | None = None, side: str | None = "snd"):
-        """:meth:`trace` as numpy columns (see above)."""
+    def trace_cols(self, conn: str | None = None, side: str | None = "snd", columns: tuple[str, ...] | None = None):
+        """:meth:`trace` as numpy columns (see above): the columns the graphs draw, or at least
+        ``columns`` when given (then a narrower read of every flow, see :meth:`every_flow_cols`, serves)."""
         memo = self.__dict__.setdefault("_cols_memo", {})
-        key = ("tcp", conn, side)
+        key = ("tcp", conn, side, columns)
         if key in memo:
             return memo[key]
         out = None
-        if self._tcp is None and not self._in_memory and conn is not None and conn in self.conns:
-            # One flow's rows read alone, unless every flow's are wanted (see every_flow_cols); the
-            # columns the graphs draw.
+        frames = self.__dict__.get("_trace_memo", {})
+        if (conn, side) in frames:  # the frame is read already (the report's diagnosis): converted
+            from .cols import Cols
+            f = frames[(conn, side)]
+            out = Cols.from_polars(f.drop("conn") if "conn" in f.columns else f)
+        elif self._tcp is None and not self._in_memory and conn is not None and conn in self.conns:
+            # One flow's rows read alone, unless every flow's were read in one pass (every_flow_cols).
             rows = None
-            if memo.get("tcp-all") is not None:
-                rows = memo["tcp-all"].get(conn, memo["tcp-all"][None])
-            elif "tcp-all" not in memo:
+            groups = memo.get(("tcp-all", _TCP_GRAPH))
+            if groups is None and columns is not None:
+                groups = next((g for k, g in memo.items() if isinstance(k, tuple) and k[0] == "tcp-all"
+                               and g is not None and set(columns) <= set(k[1])), None)
+            if groups is not None:
+                rows = groups.get(conn, groups[None])
+            else:
                 if ("tcp-rows", conn) not in memo:
                     memo[("tcp-rows", conn)] = self._read_cols("trace_tcp.parquet", "TCP trace", _TCP_COLS,
-                                                               _TCP_GRAPH_COLS[1:], ("conn", conn))
+                                                               list(_TCP_GRAPH), ("conn", conn))
                 rows = memo[("tcp-rows", conn)]
             if rows is not None:
                 out = (rows if side is None else rows.where("side", side)).time_sorted()
@@ -574,20 +584,27 @@ class RunData:
         memo[key] = out
         return out
 
-    def every_flow_cols(self) -> None:
+    def every_flow_cols(self, columns: tuple[str, ...] | None = None) -> None:
         """Read every flow's rows of the TCP trace in one pass for :meth:`trace_cols` (a graph of
-        every flow, a report: one pass over the file, not one a flow)."""
+        every flow, a report: one pass over the file, not one a flow): the columns the graphs
+        draw, or only ``columns`` (then only ``trace_cols(..., columns=...)`` uses them)."""
         import numpy as np
+        want = _TCP_GRAPH if columns is None else tuple(dict.fromkeys(("side", "t_s") + tuple(columns)))
         memo = self.__dict__.setdefault("_cols_memo", {})
-        if "tcp-all" not in memo and self._tcp is None and not self._in_memory and self.has_tcp and len(self.conns) > 1:
-            got = self._read_cols("trace_tcp.parquet", "TCP trace", _TCP_COLS, _TCP_GRAPH_COLS, raw=True)
+        if ("tcp-all", want) in memo or ("tcp-all", _TCP_GRAPH) in memo:
+            return
+        frames = self.__dict__.get("_trace_memo", {})
+        if all((c, "snd") in frames and (c, "rcv") in frames for c in self.conns):
+            return  # every flow's frames are read already (see trace_cols)
+        if self._tcp is None and not self._in_memory and self.has_tcp and len(self.conns) > 1:
+            got = self._read_cols("trace_tcp.parquet", "TCP trace", _TCP_COLS, ["conn", *want], raw=True)
             if got is None:
-                memo["tcp-all"] = None
+                memo[("tcp-all", want)] = None
                 return
             codes, names = got.codes["conn"]
             cols = got.cols.select(*[c for c in got.cols.columns if c != "conn"])
             groups = cols.split(codes, len(names) + 1)  # the last: rows without a connection
-            memo["tcp-all"] = {**dict(zip(names, groups)), None: cols.take(np.zeros(0, dtype=np.int64))}
+            memo[("tcp-all", want)] = {**dict(zip(names, groups)), None: cols.take(np.zeros(0, dtype=np.int64))}
 
     def link_cols(self, link: str | None = None, flow: str | None = None):
         """:meth:`link_events` of ``link`` as numpy columns (see above); with ``flow`` instead, the

@@ -119,9 +119,12 @@ def queue_graph(run: Any, link: str | None = None, interval: float = 0.1, t_from
     return _finish(fig, path)
 
 
+_ACK_COLUMNS = ("t_s", "kind", "snd_una")  # what flow_throughput reads of a flow's trace
+
+
 def flow_throughput(run, conn: str, interval: float, end: float) -> tuple[np.ndarray, np.ndarray]:
     """(interval starts, KB/s acknowledged per interval) from the sender's ACK progress."""
-    snd = _trace(run, conn, "snd").where("kind", ["ack", "dupack"])
+    snd = _trace(run, conn, "snd", columns=_ACK_COLUMNS).where("kind", ["ack", "dupack"])
     nb = max(1, int(math.ceil(end / interval - 1e-9)))
     edges = np.arange(nb + 1) * interval
     t = _np(snd, "t_s")
@@ -204,7 +207,7 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
         # are labelled (the lines keep their gids).
         many = len(conns) + len(udps) > LEGEND_MAX_FLOWS
         if len(conns) > 1 and hasattr(run, "every_flow_cols"):
-            run.every_flow_cols()  # one pass over the TCP trace for all the flows
+            run.every_flow_cols(_ACK_COLUMNS)  # one pass over the TCP trace for all the flows, what they need
         for i, c in enumerate(conns):
             t, v = flow_throughput(run, c, interval, end)
             total = v.copy() if total is None else total + v

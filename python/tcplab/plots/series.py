@@ -52,9 +52,11 @@ def _cols(df: Any) -> Cols:
 
 # The graphs read a run's rows as numpy columns (RunData's *_cols methods, issue 28); any other
 # object with the RunData accessors (returning polars frames) still works.
-def _trace(run, conn: str | None, side: str | None = "snd") -> Cols:
+def _trace(run, conn: str | None, side: str | None = "snd", columns: tuple[str, ...] | None = None) -> Cols:
     f = getattr(run, "trace_cols", None)
-    return f(conn, side) if f is not None else Cols.from_polars(run.trace(conn, side))
+    if f is None:
+        return Cols.from_polars(run.trace(conn, side))
+    return f(conn, side) if columns is None else f(conn, side, columns=columns)
 
 
 def _link_events(run, link: str | None) -> Cols:
