@@ -53,12 +53,12 @@ class Cols:
         n = int(rows.sum()) if rows.dtype == bool else len(rows)
         return Cols({k: v[rows] for k, v in self._c.items()}, n)
 
-    def where(self, column: str, values: str | Iterable[str]) -> "Cols":
-        """The rows whose (string) ``column`` is ``values`` (one, or any of several)."""
+    def where(self, column: str, values: str | Iterable[str], keep: Iterable[str] | None = None) -> "Cols":
+        """The rows whose (string) ``column`` is ``values`` (one, or any of several); only the
+        columns ``keep`` when given (the others are not copied)."""
         col = self._c[column]
-        if isinstance(values, str):
-            return self.take(col == values)
-        return self.take(np.isin(col, list(values)))
+        mask = col == values if isinstance(values, str) else np.isin(col, list(values))
+        return (self if keep is None else self.select(*keep)).take(mask)
 
     def split(self, codes: np.ndarray, n: int) -> list["Cols"]:
         """The rows of each code 0..n-1 of ``codes`` (one per row), in their order: one pass for
@@ -86,7 +86,16 @@ class Cols:
                     a = a.astype(np.int64, copy=False)
                 out[name] = a
             elif str(s.dtype) in ("String", "Utf8", "Categorical", "Enum"):
-                out[name] = s.cast(str).fill_null("").to_numpy().astype(str) if len(s) else np.zeros(0, dtype="<U1")
+                if not len(s):
+                    out[name] = np.zeros(0, dtype="<U1")
+                    continue
+                import polars as pl
+                # through the distinct strings (a trace's kinds, sides, names: a few): half the
+                # time of numpy's conversion of a Python string per row
+                s = s.cast(pl.String).fill_null("")
+                distinct = s.unique(maintain_order=True).to_list()
+                codes = s.cast(pl.Enum(distinct)).to_physical().to_numpy()
+                out[name] = np.asarray(distinct, dtype=str)[codes]
             else:
                 out[name] = s.to_numpy()
         return cls(out, df.height)

@@ -68,7 +68,7 @@ def _draw_windows(ax, snd: Any, t0, t1, send_buffer: float | None = None):
 
 
 def _draw_rate(ax, snd: Any, t0, t1, n=12):
-    s = _cols(snd).where("kind", ["send", "retransmit"])
+    s = _cols(snd).where("kind", ["send", "retransmit"], keep=("t_s", "len"))
     t = _np(s, "t_s")
     r = sending_rate(t, _np(s, "len"), n) / KB
     m = _step_window(t, t0, t1)

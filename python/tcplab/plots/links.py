@@ -27,7 +27,7 @@ def link_bandwidth(run, link: str, interval: float) -> pl.DataFrame:
 
 def _link_bandwidth(run, link: str, interval: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`link_bandwidth` as (interval starts, KB/s)."""
-    ev = _link_events(run, link).where("event", "depart")
+    ev = _link_events(run, link).where("event", "depart", keep=("t_s", "bytes"))
     t = _np(ev, "t_s")
     end = max(float(run.sim_end_s or 0.0), float(t.max()) if len(t) else 0.0)
     nb = max(1, int(math.ceil(end / interval - 1e-9)))
@@ -69,7 +69,7 @@ def link_graph(run: Any, link: str | None = None, t_from: float | None = None, t
             ln = ax.axhline(cap, color=C_DARK, lw=0.7, ls=(0, (5, 3)), label=f"capacity {cap:.0f} KB/s")
             ln.set_gid("capacity")
             tops.append(cap)
-        drops = _link_events(run, link).where("event", "drop")
+        drops = _link_events(run, link).where("event", "drop", keep=("t_s",))
         td = _np(drops, "t_s")
         _marks(ax, td[_in(td, t0, t1)], 0.0, 0.05, "drop-marks", lw=0.6, clip=True)
         ax.set_ylim(0, max(tops + [1.0]) * 1.15)
@@ -119,9 +119,12 @@ def queue_graph(run: Any, link: str | None = None, interval: float = 0.1, t_from
     return _finish(fig, path)
 
 
+_ACK_COLUMNS = ("t_s", "kind", "snd_una")  # what flow_throughput reads of a flow's trace
+
+
 def flow_throughput(run, conn: str, interval: float, end: float) -> tuple[np.ndarray, np.ndarray]:
     """(interval starts, KB/s acknowledged per interval) from the sender's ACK progress."""
-    snd = _trace(run, conn, "snd").where("kind", ["ack", "dupack"])
+    snd = _trace(run, conn, "snd", columns=_ACK_COLUMNS).where("kind", ["ack", "dupack"], keep=("t_s", "snd_una"))
     nb = max(1, int(math.ceil(end / interval - 1e-9)))
     edges = np.arange(nb + 1) * interval
     t = _np(snd, "t_s")
@@ -204,7 +207,7 @@ def flows_graph(run: Any, interval: float | None = None, t_from: float | None = 
         # are labelled (the lines keep their gids).
         many = len(conns) + len(udps) > LEGEND_MAX_FLOWS
         if len(conns) > 1 and hasattr(run, "every_flow_cols"):
-            run.every_flow_cols()  # one pass over the TCP trace for all the flows
+            run.every_flow_cols(_ACK_COLUMNS)  # one pass over the TCP trace for all the flows, what they need
         for i, c in enumerate(conns):
             t, v = flow_throughput(run, c, interval, end)
             total = v.copy() if total is None else total + v

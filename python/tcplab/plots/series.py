@@ -52,9 +52,11 @@ def _cols(df: Any) -> Cols:
 
 # The graphs read a run's rows as numpy columns (RunData's *_cols methods, issue 28); any other
 # object with the RunData accessors (returning polars frames) still works.
-def _trace(run, conn: str | None, side: str | None = "snd") -> Cols:
+def _trace(run, conn: str | None, side: str | None = "snd", columns: tuple[str, ...] | None = None) -> Cols:
     f = getattr(run, "trace_cols", None)
-    return f(conn, side) if f is not None else Cols.from_polars(run.trace(conn, side))
+    if f is None:
+        return Cols.from_polars(run.trace(conn, side))
+    return f(conn, side) if columns is None else f(conn, side, columns=columns)
 
 
 def _link_events(run, link: str | None) -> Cols:
@@ -206,10 +208,10 @@ def retransmitted_originals(snd: Any) -> tuple[np.ndarray, np.ndarray]:
     (times, original seqs), sorted by time; retransmitted bytes with no original send row
     (should not happen) are skipped."""
     snd = _cols(snd)
-    rx = np.unique(_np(snd.where("kind", "retransmit"), "seq", np.int64))
+    rx = np.unique(_np(snd.where("kind", "retransmit", keep=("seq",)), "seq", np.int64))
     if len(rx) == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64)
-    sends = snd.where("kind", "send")
+    sends = snd.where("kind", "send", keep=("t_s", "seq", "len"))
     # first send of each seq (the first row in the trace's order), by seq
     s_seq, first = np.unique(_np(sends, "seq", np.int64), return_index=True)
     s_len = _np(sends, "len", np.int64)[first]
@@ -228,7 +230,7 @@ def kb_marks(snd: Any, total_bytes: int | None = None, t0: float = -math.inf,
     n runs over multiples of a step chosen for about a dozen labels within [t0, t1]; the last
     label is the total KB (ceil(highest byte sent / 1024), or of ``total_bytes``) when that
     point lies in the window. A multiple too close to the total is dropped for it."""
-    sends = _cols(snd).where("kind", ["send", "retransmit"])
+    sends = _cols(snd).where("kind", ["send", "retransmit"], keep=("t_s", "seq", "len"))
     if sends.height == 0:
         return []
     t = _np(sends, "t_s")
