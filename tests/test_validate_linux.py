@@ -123,3 +123,46 @@ def test_case_filter_rejects_an_unknown_case():
         assert p.returncode == 2 and "matches no case" in p.stderr and "reno-10M-10ms-1bdp-1f" in p.stderr
     else:
         assert p.returncode == 2
+
+
+def _saved_run(path, case, retrans=7):
+    """A validate-linux.json holding one synthetic kernel run of `case`: 1.2 MB/s acknowledged,
+    an RTT of 1.2 × the path's, `retrans` retransmissions, cwnd 30 000 bytes."""
+    t = [round(0.3 + 0.01 * i, 2) for i in range(int(case.duration_s * 100) + 1)]
+    samples = {"t_s": t, "cwnd_bytes": [30000] * len(t), "rtt_s": [case.rtt_ms * 1.2e-3] * len(t),
+               "total_retrans": [retrans] * len(t), "bytes_acked": [int(1.2e6 * (x - 0.3)) for x in t]}
+    row = {"case": case.name, "status": "miss", "emulation_faithful": True, "load_average": [1.0, 1.0, 1.0, 1.0],
+           "linux_source": "emulated", "linux_samples": {f"f{i}": samples for i in range(case.flows)}}
+    path.write_text(json.dumps({"cases": [row, {"case": "older-run-without-samples", "status": "pass"}]}))
+
+
+def test_linux_from_rescores_the_simulator_against_a_saved_kernel_run(tmp_path):
+    # No emulator needed: the kernel side is the saved run's, the simulator runs afresh.
+    case = vl.quick_matrix()[0]
+    saved_path = tmp_path / "saved.json"
+    _saved_run(saved_path, case)
+    saved = vl.load_saved(saved_path)
+    assert list(saved) == [case.name], "a case without samples is not a saved kernel run"
+    r = vl.run_matrix([case, vl.quick_matrix()[1]], tmp_path / "out", saved=saved)
+    row, missing = r["cases"]
+    assert missing["status"] == "skipped: no saved kernel run"
+    assert row["status"] in ("pass", "miss") and row["linux_source"] == f"saved: {saved_path}"
+    # The kernel's figures are the saved samples' (1.2 MB/s = 9.6 Mbit/s, 7 retransmissions).
+    assert row["linux"]["throughput_Mbps"] == pytest.approx(9.6, rel=1e-3)
+    assert row["linux"]["retransmitted_segments"] == 7
+    assert row["linux"]["rtt_p95_ms"] == pytest.approx(case.rtt_ms * 1.2)
+    assert row["load_average"] == [1.0, 1.0, 1.0, 1.0] and row["emulation_faithful"] is True
+    # The new file keeps the samples, so it can be re-scored in turn, still naming the first run.
+    again = vl.load_saved(tmp_path / "out" / "validate-linux.json")
+    assert again[case.name]["linux_samples"] == saved[case.name]["linux_samples"]
+    r2 = vl.run_matrix([case], tmp_path / "out2", saved=again)
+    assert r2["cases"][0]["linux_source"] == f"saved: {saved_path}"
+    assert r2["cases"][0]["linux"] == row["linux"] and r2["cases"][0]["sim"] == row["sim"]
+
+
+def test_linux_from_an_unreadable_file_is_a_located_error(tmp_path):
+    bad = tmp_path / "nope.json"
+    bad.write_text("{not json")
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "validate-linux", "--linux-from", str(bad), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and str(bad) in p.stderr and "Traceback" not in p.stderr

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import tempfile
 from dataclasses import dataclass, asdict
 from pathlib import Path
@@ -230,49 +231,90 @@ def _sim_variants() -> set[str]:
     return {row[0] for row in _core.tcp_variants()}
 
 
-def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[str]) -> dict[str, Any]:
-    from . import emulate as emu
+def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[str] | None,
+             saved: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One case. `saved` (a case row of an earlier run's validate-linux.json, with its kernel
+    samples) re-scores the simulator against that kernel run instead of running the emulator;
+    `linux_variants` is then not consulted."""
     from .api import Scenario, run as sim_run
     row: dict[str, Any] = {"case": c.name, **asdict(c), "buffer_packets": c.buffer_packets,
                            "bdp_packets": round(c.bdp_packets, 1)}
     if SIM_VARIANT[c.cc] not in sim_variants:
         row["status"] = "skipped: variant not in this build"
         return row
-    if f"linux-{c.cc}" not in linux_variants:
+    if saved is None and linux_variants is not None and f"linux-{c.cc}" not in linux_variants:
         row["status"] = f"skipped: kernel has no {c.cc}"
         return row
     t0, t1 = FLOW_START_S, FLOW_START_S + c.duration_s
     sim = sim_run(Scenario.from_toml(scenario_text(c, "sim"), f"<validate-linux {c.name} sim>"))
     sim_series = [_sim_series(sim, f"f{i}", t0, t1) for i in range(c.flows)]
-    lin = emu.emulate(Scenario.from_toml(scenario_text(c, "linux"), f"<validate-linux {c.name} linux>"))
-    lflows = {f["name"]: f for f in lin.summary["flows"]}
-    lin_series = [_linux_series(lflows[f"f{i}"], t0, t1) for i in range(c.flows)]
+    if saved is None:
+        from . import emulate as emu
+        load_before = os.getloadavg()
+        lin = emu.emulate(Scenario.from_toml(scenario_text(c, "linux"), f"<validate-linux {c.name} linux>"))
+        samples = {f["name"]: f.get("tcp_info_samples") or {} for f in lin.summary["flows"]}
+        e = lin.summary.get("emulation") or {}
+        row["emulation_faithful"] = bool(e.get("faithful", False))
+        # The machine's load average (1, 5, 15 min) when the kernel side ran: the emulation runs
+        # in real time and its figures carry the load.
+        row["load_average"] = [round(x, 2) for x in (*load_before[:1], *os.getloadavg())]
+        row["linux_source"] = "emulated"
+    else:
+        samples = saved["linux_samples"]
+        row["emulation_faithful"] = bool(saved.get("emulation_faithful", False))
+        row["load_average"] = saved.get("load_average")
+        row["linux_source"] = f"saved: {saved.get('linux_source_path', 'earlier run')}"
+    lin_series = [_linux_series({"tcp_info_samples": samples[f"f{i}"]}, t0, t1) for i in range(c.flows)]
     row["sim"] = _flow_metrics(sim_series, c)
     row["linux"] = _flow_metrics(lin_series, c)
     row["cwnd_distance"] = cwnd_distance(sim_series[0]["cwnd"], lin_series[0]["cwnd"])
     row.update(verdict(row["sim"], row["linux"]))
-    e = lin.summary.get("emulation") or {}
-    row["emulation_faithful"] = bool(e.get("faithful", False))
     row["kernel_settings"] = KERNEL_SETTINGS
     row["status"] = "pass" if row["pass"] else "miss"
     row["curves"] = {"t": sim_series[0]["t"].round(3).tolist(),
                      "sim_cwnd": np.nan_to_num(sim_series[0]["cwnd"], nan=0).tolist(),
                      "linux_cwnd": np.nan_to_num(lin_series[0]["cwnd"], nan=0).tolist()}
+    # Every flow's TCP_INFO samples as the emulator took them, so a later run can re-score the
+    # simulator against this kernel run (`--linux-from`).
+    row["linux_samples"] = samples
     return row
 
 
-def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
-    from . import emulate as emu
-    refusal = emu.refusal()
-    if refusal is not None:
-        raise emu.EmulationRefused(refusal)
+def load_saved(path: Path) -> dict[str, dict[str, Any]]:
+    """The kernel runs of an earlier validate-linux.json, by case name (cases run before the
+    samples were saved, or skipped, are left out)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot read a validate-linux.json: {e}") from None
+    out = {}
+    for r in data.get("cases", []) if isinstance(data, dict) else []:
+        if isinstance(r, dict) and r.get("linux_samples"):
+            src = r.get("linux_source", "emulated")
+            out[r["case"]] = {**r, "linux_source_path": str(path) if src == "emulated" else src.removeprefix("saved: ")}
+    return out
+
+
+def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = lambda s: None,
+               saved: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run `cases`; with `saved` (from [`load_saved`]) the kernel side of each case is that
+    earlier run's (a case it lacks is skipped) and the emulator is not needed."""
     sim_variants = _sim_variants()
-    linux_variants = set(emu.linux_variants())
+    linux_variants = None
+    if saved is None:
+        from . import emulate as emu
+        refusal = emu.refusal()
+        if refusal is not None:
+            raise emu.EmulationRefused(refusal)
+        linux_variants = set(emu.linux_variants())
     rows = []
     with tempfile.TemporaryDirectory(prefix="tcplab-validate-linux-") as work:
         for c in cases:
             progress(c.name)
-            rows.append(run_case(c, Path(work), sim_variants, linux_variants))
+            if saved is not None and c.name not in saved:
+                rows.append({"case": c.name, **asdict(c), "status": "skipped: no saved kernel run"})
+                continue
+            rows.append(run_case(c, Path(work), sim_variants, linux_variants, None if saved is None else saved[c.name]))
     ran = [r for r in rows if r["status"] in ("pass", "miss")]
     thr = [r["throughput_err"] for r in ran if r.get("throughput_err") is not None]
     held = {k: sum(bool(r["checks"][k]) for r in ran) for k in ("throughput", "qdelay_p95", "retransmissions")}

@@ -26,6 +26,11 @@ pub struct Sample {
     pub rtt_us: u32,
     pub total_retrans: u32,
     pub bytes_acked: u64,
+    /// `tcpi_pacing_rate` (bytes/s), `tcpi_unacked` (segments in flight) and `tcpi_ca_state`:
+    /// the kernel's pacing (BBR's gain phases show in it), flight and recovery state.
+    pub pacing_rate: u64,
+    pub unacked: u32,
+    pub ca_state: u8,
 }
 
 /// What the threads of one flow report.
@@ -172,6 +177,9 @@ fn sample(fd: RawFd, t0: Instant, shared: &FlowShared) -> Option<sys::TcpInfo> {
         rtt_us: info.rtt_us,
         total_retrans: info.total_retrans,
         bytes_acked: info.bytes_acked,
+        pacing_rate: info.pacing_rate,
+        unacked: info.unacked,
+        ca_state: info.ca_state,
     });
     *shared.last_info.lock().unwrap() = Some(info);
     Some(info)
