@@ -155,9 +155,7 @@ def test_linux_from_rescores_the_simulator_against_a_saved_kernel_run(tmp_path):
     # The new file keeps the samples, so it can be re-scored in turn, still naming the first run.
     again = vl.load_saved(tmp_path / "out" / "validate-linux.json")
     assert again[case.name]["linux_samples"] == saved[case.name]["linux_samples"]
-    r2 = vl.run_matrix([case], tmp_path / "out2", saved=again)
-    assert r2["cases"][0]["linux_source"] == f"saved: {saved_path}"
-    assert r2["cases"][0]["linux"] == row["linux"] and r2["cases"][0]["sim"] == row["sim"]
+    assert again[case.name]["linux_source_path"] == str(saved_path)
 
 
 def test_linux_from_an_unreadable_file_is_a_located_error(tmp_path):
@@ -166,3 +164,35 @@ def test_linux_from_an_unreadable_file_is_a_located_error(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tcplab.cli", "validate-linux", "--linux-from", str(bad), "--out", str(tmp_path / "o")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and str(bad) in p.stderr and "Traceback" not in p.stderr
+
+
+def test_verdict_over_runs_judges_against_the_kernels_spread():
+    base = {"throughput_Mbps": 10.0, "retransmitted_segments": 100, "rtt_p50_ms": 60.0, "rtt_p95_ms": 80.0, "qdelay_p95_ms": 30.0}
+    # One run: exactly the plain verdict.
+    sim = dict(base, retransmitted_segments=15)
+    assert vl.verdict_over_runs(sim, [base]) == vl.verdict(sim, base)
+    # The kernel gave 9 and 120 in two runs: 15 lies inside its range, 150 is within 20 % of
+    # its top, 160 is not; 5 is within ±3 of its bottom (9), 4 is within neither bound.
+    runs = [dict(base, retransmitted_segments=9), dict(base, retransmitted_segments=120)]
+    for s, ok, diff in ((15, True, 0), (150, False, 30), (144, True, 24), (6, True, 3), (5, False, 4)):
+        v = vl.verdict_over_runs(dict(base, retransmitted_segments=s), runs)
+        assert (v["checks"]["retransmissions"], v["retrans_diff"], v["linux_retrans_range"]) == (ok, diff, [9, 120]), s
+    assert not vl.verdict(dict(base, retransmitted_segments=15), runs[1])["checks"]["retransmissions"]
+    # Throughput and queueing delay: the nearest run's error.
+    v = vl.verdict_over_runs(dict(base, throughput_Mbps=9.0), [base, dict(base, throughput_Mbps=9.2)])
+    assert v["throughput_err"] == pytest.approx(0.2 / 9.2) and v["checks"]["throughput"]
+
+
+def test_linux_from_keeps_every_saved_kernel_run(tmp_path):
+    case = vl.quick_matrix()[0]
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    _saved_run(one, case, retrans=0)
+    _saved_run(two, case, retrans=10_000)
+    data = json.loads(one.read_text())
+    data["cases"][0]["linux_samples_more"] = [json.loads(two.read_text())["cases"][0]["linux_samples"]]
+    one.write_text(json.dumps(data))
+    r = vl.run_matrix([case], tmp_path / "out", saved=vl.load_saved(one))
+    row = r["cases"][0]
+    assert [x["retransmitted_segments"] for x in row["linux_runs"]] == [0, 10_000]
+    assert row["linux_retrans_range"] == [0, 10_000] and row["checks"]["retransmissions"]
+    assert f"/ 0–10000" in vl.text_table(r)
