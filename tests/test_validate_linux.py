@@ -196,3 +196,4 @@ def test_linux_from_keeps_every_saved_kernel_run(tmp_path):
     assert [x["retransmitted_segments"] for x in row["linux_runs"]] == [0, 10_000]
     assert row["linux_retrans_range"] == [0, 10_000] and row["checks"]["retransmissions"]
     assert f"/ 0–10000" in vl.text_table(r)
+    assert "kernel side ran at load average 1.0–1.0 (1 min, before and after each case); 0 case(s) not faithful" in vl.text_table(r)

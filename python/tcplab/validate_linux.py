@@ -423,6 +423,11 @@ def text_table(result: dict[str, Any]) -> str:
         h = o["held_per_target"]
         lines.append(f"targets held: throughput {h['throughput']}/{o['ran']}, p95 queueing delay {h['qdelay_p95']}/{o['ran']}, "
                      f"retransmissions {h['retransmissions']}/{o['ran']}")
+    loads = [x for r in result["cases"] for x in (r.get("load_average") or [])[:2]]
+    if loads:
+        unfaithful = sum(1 for r in result["cases"] if "sim" in r and not r.get("emulation_faithful", True))
+        lines.append(f"kernel side ran at load average {min(loads):.1f}–{max(loads):.1f} (1 min, before and after each case); "
+                     f"{unfaithful} case(s) not faithful")
     for m in o.get("misses", []):
         lines.append(f"miss: {m}")
     lines.append(f"overall: {o['passed']}/{o['ran']} cases within every target ({o['skipped']} skipped); "
