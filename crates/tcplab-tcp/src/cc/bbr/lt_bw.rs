@@ -17,7 +17,8 @@
 //! Linux sees them on the SACK-only ACK's own sample); marks made by the reorder timer or by a
 //! retransmission timeout (`tcp_enter_loss` marks the whole flight lost in Linux) are not
 //! counted in `lost`, but a timeout itself is an ACK with a loss at a round start
-//! (`bbr_set_state(TCP_CA_Loss)`).
+//! (`bbr_set_state(TCP_CA_Loss)`); Linux also resets sampling when it undoes a recovery
+//! (`bbr_undo_cwnd`), and tcplab has no undo.
 
 use crate::{Nanos, MS, SEC};
 
