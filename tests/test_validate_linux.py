@@ -123,3 +123,77 @@ def test_case_filter_rejects_an_unknown_case():
         assert p.returncode == 2 and "matches no case" in p.stderr and "reno-10M-10ms-1bdp-1f" in p.stderr
     else:
         assert p.returncode == 2
+
+
+def _saved_run(path, case, retrans=7):
+    """A validate-linux.json holding one synthetic kernel run of `case`: 1.2 MB/s acknowledged,
+    an RTT of 1.2 × the path's, `retrans` retransmissions, cwnd 30 000 bytes."""
+    t = [round(0.3 + 0.01 * i, 2) for i in range(int(case.duration_s * 100) + 1)]
+    samples = {"t_s": t, "cwnd_bytes": [30000] * len(t), "rtt_s": [case.rtt_ms * 1.2e-3] * len(t),
+               "total_retrans": [retrans] * len(t), "bytes_acked": [int(1.2e6 * (x - 0.3)) for x in t]}
+    row = {"case": case.name, "status": "miss", "emulation_faithful": True, "load_average": [1.0, 1.0, 1.0, 1.0],
+           "linux_source": "emulated", "linux_samples": {f"f{i}": samples for i in range(case.flows)}}
+    path.write_text(json.dumps({"cases": [row, {"case": "older-run-without-samples", "status": "pass"}]}))
+
+
+def test_linux_from_rescores_the_simulator_against_a_saved_kernel_run(tmp_path):
+    # No emulator needed: the kernel side is the saved run's, the simulator runs afresh.
+    case = vl.quick_matrix()[0]
+    saved_path = tmp_path / "saved.json"
+    _saved_run(saved_path, case)
+    saved = vl.load_saved(saved_path)
+    assert list(saved) == [case.name], "a case without samples is not a saved kernel run"
+    r = vl.run_matrix([case, vl.quick_matrix()[1]], tmp_path / "out", saved=saved)
+    row, missing = r["cases"]
+    assert missing["status"] == "skipped: no saved kernel run"
+    assert row["status"] in ("pass", "miss") and row["linux_source"] == f"saved: {saved_path}"
+    # The kernel's figures are the saved samples' (1.2 MB/s = 9.6 Mbit/s, 7 retransmissions).
+    assert row["linux"]["throughput_Mbps"] == pytest.approx(9.6, rel=1e-3)
+    assert row["linux"]["retransmitted_segments"] == 7
+    assert row["linux"]["rtt_p95_ms"] == pytest.approx(case.rtt_ms * 1.2)
+    assert row["load_average"] == [1.0, 1.0, 1.0, 1.0] and row["emulation_faithful"] is True
+    # The new file keeps the samples, so it can be re-scored in turn, still naming the first run.
+    again = vl.load_saved(tmp_path / "out" / "validate-linux.json")
+    assert again[case.name]["linux_samples"] == saved[case.name]["linux_samples"]
+    assert again[case.name]["linux_source_path"] == str(saved_path)
+
+
+def test_linux_from_an_unreadable_file_is_a_located_error(tmp_path):
+    bad = tmp_path / "nope.json"
+    bad.write_text("{not json")
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "validate-linux", "--linux-from", str(bad), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and str(bad) in p.stderr and "Traceback" not in p.stderr
+
+
+def test_verdict_over_runs_judges_against_the_kernels_spread():
+    base = {"throughput_Mbps": 10.0, "retransmitted_segments": 100, "rtt_p50_ms": 60.0, "rtt_p95_ms": 80.0, "qdelay_p95_ms": 30.0}
+    # One run: exactly the plain verdict.
+    sim = dict(base, retransmitted_segments=15)
+    assert vl.verdict_over_runs(sim, [base]) == vl.verdict(sim, base)
+    # The kernel gave 9 and 120 in two runs: 15 lies inside its range, 150 is within 20 % of
+    # its top, 160 is not; 5 is within ±3 of its bottom (9), 4 is within neither bound.
+    runs = [dict(base, retransmitted_segments=9), dict(base, retransmitted_segments=120)]
+    for s, ok, diff in ((15, True, 0), (150, False, 30), (144, True, 24), (6, True, 3), (5, False, 4)):
+        v = vl.verdict_over_runs(dict(base, retransmitted_segments=s), runs)
+        assert (v["checks"]["retransmissions"], v["retrans_diff"], v["linux_retrans_range"]) == (ok, diff, [9, 120]), s
+    assert not vl.verdict(dict(base, retransmitted_segments=15), runs[1])["checks"]["retransmissions"]
+    # Throughput and queueing delay: the nearest run's error.
+    v = vl.verdict_over_runs(dict(base, throughput_Mbps=9.0), [base, dict(base, throughput_Mbps=9.2)])
+    assert v["throughput_err"] == pytest.approx(0.2 / 9.2) and v["checks"]["throughput"]
+
+
+def test_linux_from_keeps_every_saved_kernel_run(tmp_path):
+    case = vl.quick_matrix()[0]
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    _saved_run(one, case, retrans=0)
+    _saved_run(two, case, retrans=10_000)
+    data = json.loads(one.read_text())
+    data["cases"][0]["linux_samples_more"] = [json.loads(two.read_text())["cases"][0]["linux_samples"]]
+    one.write_text(json.dumps(data))
+    r = vl.run_matrix([case], tmp_path / "out", saved=vl.load_saved(one))
+    row = r["cases"][0]
+    assert [x["retransmitted_segments"] for x in row["linux_runs"]] == [0, 10_000]
+    assert row["linux_retrans_range"] == [0, 10_000] and row["checks"]["retransmissions"]
+    assert f"/ 0–10000" in vl.text_table(r)
+    assert "kernel side ran at load average 1.0–1.0 (1 min, before and after each case); 0 case(s) not faithful" in vl.text_table(r)

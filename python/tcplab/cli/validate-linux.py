@@ -21,6 +21,13 @@ def add_parser(sub) -> None:
     p.add_argument("--quick", action="store_true", help="three short cases (one per congestion control)")
     p.add_argument("--case", action="append", default=[], metavar="SUBSTRING",
                    help="run only the cases whose name contains SUBSTRING (repeatable; e.g. reno-10M-200ms)")
+    p.add_argument("--linux-from", type=Path, metavar="JSON",
+                   help="re-score the simulator against the kernel runs saved in an earlier validate-linux.json "
+                        "instead of running the emulator (no root needed; cases it lacks are skipped)")
+    p.add_argument("--kernel-runs", type=int, default=1, metavar="N",
+                   help="run the kernel side N times per case and judge tcplab against the spread it shows: throughput and "
+                        "queueing delay against the nearest run, retransmissions within the targets of the kernel's "
+                        "[min, max] (default 1: one run, the plain targets)")
     p.add_argument("--out", type=Path, default=Path("runs/validate-linux"), help="output directory (default runs/validate-linux)")
     p.set_defaults(fn=run)
 
@@ -34,8 +41,19 @@ def run(a) -> int:
         if not cases:
             print(f"error: --case {' '.join(a.case)} matches no case; cases: {', '.join(c.name for c in vl.full_matrix())}", file=sys.stderr)
             return 2
+    if a.kernel_runs < 1:
+        print(f"error: --kernel-runs must be at least 1, got {a.kernel_runs}", file=sys.stderr)
+        return 2
+    saved = None
+    if a.linux_from is not None:
+        try:
+            saved = vl.load_saved(a.linux_from)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     try:
-        result = vl.run_matrix(cases, a.out, progress=lambda name: print(f"case {name} ...", file=sys.stderr, flush=True))
+        result = vl.run_matrix(cases, a.out, progress=lambda name: print(f"case {name} ...", file=sys.stderr, flush=True),
+                               saved=saved, kernel_runs=a.kernel_runs)
     except EmulationRefused as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -26,6 +26,18 @@ pub struct Sample {
     pub rtt_us: u32,
     pub total_retrans: u32,
     pub bytes_acked: u64,
+    /// `tcpi_pacing_rate` (bytes/s), `tcpi_unacked` (segments in flight) and `tcpi_ca_state`:
+    /// the kernel's pacing (BBR's gain phases show in it), flight and recovery state.
+    pub pacing_rate: u64,
+    pub unacked: u32,
+    pub ca_state: u8,
+    /// `tcpi_delivery_rate_app_limited` (the last rate sample was app-limited) and
+    /// `tcpi_sndbuf_limited` (µs the sender was limited by its send buffer, cumulative).
+    pub app_limited: bool,
+    pub sndbuf_limited_us: u64,
+    /// BBR's pacing and cwnd gains (×256; `TCP_CC_INFO`), 0 for other congestion controls.
+    pub bbr_pacing_gain: u32,
+    pub bbr_cwnd_gain: u32,
 }
 
 /// What the threads of one flow report.
@@ -165,6 +177,7 @@ pub fn spawn_sender(spec: SenderSpec, t0: Instant, stop: Arc<AtomicBool>, shared
 
 fn sample(fd: RawFd, t0: Instant, shared: &FlowShared) -> Option<sys::TcpInfo> {
     let info = sys::tcp_info(fd)?;
+    let bbr = sys::bbr_info(fd).filter(|b| b.pacing_gain > 0);
     shared.samples.lock().unwrap().push(Sample {
         t_ns: now_ns(t0),
         cwnd_segments: info.snd_cwnd,
@@ -172,6 +185,13 @@ fn sample(fd: RawFd, t0: Instant, shared: &FlowShared) -> Option<sys::TcpInfo> {
         rtt_us: info.rtt_us,
         total_retrans: info.total_retrans,
         bytes_acked: info.bytes_acked,
+        pacing_rate: info.pacing_rate,
+        unacked: info.unacked,
+        ca_state: info.ca_state,
+        app_limited: info.flags & 1 != 0,
+        sndbuf_limited_us: info.sndbuf_limited,
+        bbr_pacing_gain: bbr.map_or(0, |b| b.pacing_gain),
+        bbr_cwnd_gain: bbr.map_or(0, |b| b.cwnd_gain),
     });
     *shared.last_info.lock().unwrap() = Some(info);
     Some(info)

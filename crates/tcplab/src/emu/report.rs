@@ -52,6 +52,13 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
                         "rtt_s": samples.iter().map(|s| s.rtt_us as f64 / 1e6).collect::<Vec<_>>(),
                         "total_retrans": samples.iter().map(|s| s.total_retrans).collect::<Vec<_>>(),
                         "bytes_acked": samples.iter().map(|s| s.bytes_acked).collect::<Vec<_>>(),
+                        "pacing_rate_Bps": samples.iter().map(|s| s.pacing_rate).collect::<Vec<_>>(),
+                        "unacked_segments": samples.iter().map(|s| s.unacked).collect::<Vec<_>>(),
+                        "ca_state": samples.iter().map(|s| s.ca_state).collect::<Vec<_>>(),
+                        "app_limited": samples.iter().map(|s| s.app_limited).collect::<Vec<_>>(),
+                        "sndbuf_limited_us": samples.iter().map(|s| s.sndbuf_limited_us).collect::<Vec<_>>(),
+                        "bbr_pacing_gain": samples.iter().map(|s| s.bbr_pacing_gain).collect::<Vec<_>>(),
+                        "bbr_cwnd_gain": samples.iter().map(|s| s.bbr_cwnd_gain).collect::<Vec<_>>(),
                     }),
                 );
             }

@@ -330,6 +330,28 @@ pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
     (r == 0).then_some(info)
 }
 
+/// `struct tcp_bbr_info` (linux/inet_diag.h), read with `TCP_CC_INFO` while the socket runs
+/// BBR: its bandwidth estimate (bytes/s), min RTT and the two gains (×256), which name its mode.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug)]
+pub struct BbrInfo {
+    pub bw_lo: u32,
+    pub bw_hi: u32,
+    pub min_rtt_us: u32,
+    pub pacing_gain: u32,
+    pub cwnd_gain: u32,
+}
+
+/// Linux `TCP_CC_INFO` (linux/tcp.h).
+const TCP_CC_INFO: i32 = 26;
+
+pub fn bbr_info(fd: RawFd) -> Option<BbrInfo> {
+    let mut info = BbrInfo::default();
+    let mut len = std::mem::size_of::<BbrInfo>() as libc::socklen_t;
+    let r = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, TCP_CC_INFO, &mut info as *mut _ as *mut _, &mut len) };
+    (r == 0 && len as usize >= std::mem::size_of::<BbrInfo>()).then_some(info)
+}
+
 pub fn set_congestion_control(fd: RawFd, cc: &str) -> Result<(), String> {
     let r = unsafe { libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_ptr() as *const _, cc.len() as _) };
     if r < 0 {

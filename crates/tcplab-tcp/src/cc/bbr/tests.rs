@@ -41,7 +41,10 @@ fn params_parse_and_reject() {
     let mut p = BbrParams::DEFAULT;
     p.set("bbr", "probe_rtt_ms", 100.0).unwrap();
     p.set("bbr", "ack_aggregation", 0.0).unwrap();
-    assert_eq!(p, BbrParams { min_rtt_win_ms: 10_000, probe_rtt_ms: 100, ack_aggregation: false });
+    assert_eq!(p, BbrParams { min_rtt_win_ms: 10_000, probe_rtt_ms: 100, ack_aggregation: false, lt_bw: true });
+    p.set("bbr", "lt_bw", 0.0).unwrap();
+    assert!(!p.lt_bw);
+    assert!(p.set("bbr", "lt_bw", 3.0).unwrap_err().contains("0 or 1"));
     assert!(p.set("bbr", "ack_aggregation", 2.0).unwrap_err().contains("0 or 1"));
     assert!(p.set("bbr", "probe_rtt_ms", 1.5).unwrap_err().contains("whole number"));
     assert!(p.set("bbr", "gain", 1.0).unwrap_err().contains("min_rtt_win_ms"));
@@ -108,4 +111,26 @@ fn losses_marked_on_an_ack_come_off_cwnd_in_recovery() {
     // Growth stops at the target.
     b.set_cwnd(&mut w, 500_000);
     assert_eq!(w.cwnd, 204_000);
+}
+
+#[test]
+fn a_detected_policer_sets_bw_and_holds_probe_bw_at_gain_one() {
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    b.bw.update(BW_WINDOW_ROUNDS, 1, 2_000_000);
+    b.mode = Mode::ProbeBw;
+    b.cycle_idx = 0;
+    b.update_gains();
+    assert_eq!(b.pacing_gain, UNIT * 5 / 4);
+    // Policed: bbr_bw is lt_bw, the max filter stays for cycle and full-pipe decisions.
+    b.lt.use_bw = true;
+    b.lt.lt_bw = 1_000_000;
+    assert_eq!((b.bw(), b.max_bw()), (1_000_000, 2_000_000));
+    b.update_gains();
+    assert_eq!(b.pacing_gain, UNIT, "PROBE_BW paces at gain 1 while lt_bw is used");
+    assert_eq!(b.cwnd_gain, CWND_GAIN);
+    // With the estimator switched off nothing is sampled: losses never start an interval.
+    let mut off = BbrCc::new(BbrParams { lt_bw: false, ..BbrParams::DEFAULT }, 1);
+    off.on_marked_lost(100_000);
+    off.lt_sample(0, off.lt_input(100_000, false));
+    assert!(!off.lt.use_bw && off.lt.lt_bw == 0);
 }
