@@ -89,6 +89,19 @@ pub fn package_dir() -> Option<PathBuf> {
     prefixes.into_iter().flatten().flat_map(|p| site_packages(&p)).map(|(_, pkg)| pkg).rev().find(|pkg| pkg.join("scenarios").is_dir())
 }
 
+/// Whether the Python CLI can start: the interpreter [`python`] finds imports `tcplab.cli`.
+/// Asked only before handing over a request for help (a checkout without its virtual
+/// environment has a `python3` without the package).
+pub fn python_cli_available() -> bool {
+    std::process::Command::new(python())
+        .args(["-c", "import tcplab.cli"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Hand the command line to the Python CLI (argparse's help, its messages for bad flags, and
 /// every command the binary does not take): exec `python -m tcplab ARGS...`.
 pub fn exec_python(args: &[OsString]) -> ! {

@@ -112,6 +112,34 @@ fn print_flags(cmd: &Command) {
     }
 }
 
+/// A request for help: no arguments, `help`, or `-h`/`--help` anywhere before a `--`.
+fn wants_help(args: &[OsString]) -> bool {
+    args.is_empty() || args[0] == "help" || args.iter().take_while(|a| *a != "--").any(|a| a == "-h" || a == "--help")
+}
+
+/// The help of the commands this binary runs itself, for when the Python CLI (whose argparse
+/// help is the full one) cannot start: a checkout without its virtual environment.
+fn print_native_help(cmd: &Command, args: &[OsString]) {
+    let sub = args.iter().filter_map(|a| a.to_str()).find_map(|a| cmd.find_subcommand(a).filter(|s| !s.is_hide_set()));
+    let mut out = String::new();
+    match sub {
+        Some(s) => out.push_str(&s.clone().bin_name(format!("tcplab {}", s.get_name())).render_help().to_string()),
+        None => {
+            out.push_str("usage: tcplab COMMAND ...\n\ncommands this binary runs itself (no Python):\n");
+            for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                out.push_str(&format!("  {}\n", s.get_name()));
+            }
+            out.push_str("\n`tcplab COMMAND --help` lists a command's options.\n");
+        }
+    }
+    println!("{}", out.trim_end());
+    println!(
+        "\nThe full CLI (every command's help, plots, reports, sweeps) is the Python package's, which \
+         this Python cannot import ({}): run `make setup` in a checkout, or `pip install tcplab`.",
+        launch::python().to_string_lossy()
+    );
+}
+
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: libc::c_int) {
@@ -124,6 +152,11 @@ fn main() {
         exec_python(&args); // every command on the Python path
     }
     let cmd = command();
+    let handback = std::env::var_os("TCPLAB_NO_HANDBACK").is_none_or(|v| v != "1");
+    if handback && wants_help(&args) && !launch::python_cli_available() {
+        print_native_help(&cmd, &args);
+        return;
+    }
     let m = match cmd.clone().try_get_matches_from(std::iter::once(OsString::from("tcplab")).chain(args.iter().cloned())) {
         Ok(m) => m,
         Err(_) => exec_python(&args),

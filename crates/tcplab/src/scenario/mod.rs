@@ -1,6 +1,7 @@
 //! Scenario files: parse (TOML, strict units, unknown keys rejected), apply `--set` overrides,
 //! validate against the topology, and report every error with file, line and field.
 
+mod fast;
 pub mod model;
 pub mod template;
 pub mod units;
@@ -292,6 +293,17 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             message: "empty scenario: expected at least [run], [[nodes]] and [[links]]".into(),
         });
     }
+    // Large files are read without their whole document (`fast`); anything it does not read,
+    // and every error, goes through the whole-document parse below.
+    if let Some(sc) = fast::parse(text) {
+        return Ok(sc);
+    }
+    parse_classic(text, file)
+}
+
+/// [`parse`] through toml's document of the whole text: the reference the fast path is tested
+/// against, and the source of every error's file, line and field.
+pub(crate) fn parse_classic(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
     match serde_path_to_error::deserialize::<_, Scenario>(de) {
         Ok(s) => Ok(s),
