@@ -205,7 +205,7 @@ pub struct Medium {
     pub trace_truncated: bool,
     /// FIFO access: the last frame size's medium time (spares `frame_time`'s division; the
     /// value is the function's own, so results are unchanged).
-    frame_memo: crate::net::link::TxMemo,
+    frame_memo: crate::net::tx_memo::TxMemo,
     /// Requests to the owner, drained after every call.
     pub out: Vec<MediumOut>,
 }

@@ -71,37 +71,12 @@ pub struct Link {
     pub solo: Option<std::sync::Arc<super::ethernet::SoloFifo>>,
 }
 
-/// The transmission time of the last packet size seen on a link direction. A direction carries
-/// mostly one size (full data segments one way, ACKs the other), so this spares the 64-bit
-/// division of `transmission_time` on nearly every packet; the value is the function's own, so
-/// results are unchanged. `bytes == u32::MAX`: empty.
-#[derive(Clone, Copy, Debug)]
-pub struct TxMemo {
-    bytes: u32,
-    ns: u64,
-}
-
-impl TxMemo {
-    /// `compute(bytes)`, computed only when `bytes` differs from the last call's.
-    #[inline]
-    pub fn time(&mut self, bytes: u32, compute: impl FnOnce(u32) -> u64) -> u64 {
-        if self.bytes != bytes {
-            *self = TxMemo { bytes, ns: compute(bytes) };
-        }
-        self.ns
-    }
-}
+pub use super::tx_memo::TxMemo;
 
 /// Nanoseconds a packet of `bytes` (plus `overhead` framing bytes) occupies a `rate` transmitter.
 #[inline]
 fn tx_time_of(bytes: u32, overhead: u32, rate: u64) -> u64 {
     crate::engine::time::transmission_time((bytes as u64 + overhead as u64) * 8, rate).0
-}
-
-impl Default for TxMemo {
-    fn default() -> Self {
-        TxMemo { bytes: u32::MAX, ns: 0 }
-    }
 }
 
 /// One scripted drop: the `occurrence`-th transmission (1 = the first) of the data segment of

@@ -23,6 +23,7 @@ pub mod red;
 pub mod registry;
 pub mod routing;
 pub mod step;
+pub mod tx_memo;
 pub mod vq;
 
 pub use link::{Link, LinkId, LinkParams};
