@@ -8,7 +8,7 @@ use super::checks::{check_name, link_bytes, prob, Ctx, NodeLookup};
 use super::queues;
 use crate::engine::{RngStreams, SimTime};
 use crate::net::ethernet::{Access, Medium, MediumParams, SoloFifo, GAP_BITS};
-use crate::net::link::{DropScript, Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS};
+use crate::net::link::{DropScript, Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS, SOLO_LAN};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind};
 use crate::scenario::{LanAccess, Scenario, ScenarioError};
@@ -37,6 +37,8 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         }
     }
     let mut names: HashMap<&str, usize> = HashMap::new();
+    // The medium every direction but a two-station FIFO segment's holds (`Link::solo`).
+    let unused = links.first().map_or_else(|| std::sync::Arc::new(SoloFifo::unused()), |l| l.solo.clone());
     if sc.lan.len() > MAX_LANS {
         return Err(ctx.err("lan".into(), format!("at most {MAX_LANS} lans, got {}", sc.lan.len())));
     }
@@ -162,7 +164,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                     scripted: false,
                     lan: (lan_ix << 16) | si as u32,
                     tx_memo: Default::default(),
-                    solo: None,
+                    solo: unused.clone(),
                 });
             }
         }
@@ -177,7 +179,8 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
         if solo {
             let shared = std::sync::Arc::new(SoloFifo::new(medium.params.clone()));
             for link in &mut links[first_direction..] {
-                link.solo = Some(shared.clone());
+                link.solo = shared.clone();
+                link.lan |= SOLO_LAN;
             }
         }
         out.push(Lan {

@@ -79,6 +79,8 @@ pub(super) fn lookup(ctx: &Ctx, node_ix: &HashMap<&str, u32>, field: String, nam
 /// `[[links]]`: two directions each, with their queue discipline and monitor.
 pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], node: &NodeLookup, interval: SimTime) -> Result<(Vec<Link>, Vec<DirectionDrops>), ScenarioError> {
     let mut links: Vec<Link> = Vec::with_capacity(2 * sc.links.len());
+    // The medium a point-to-point direction holds and never uses (`Link::solo`).
+    let unused = std::sync::Arc::new(crate::net::ethernet::SoloFifo::unused());
     let mut drop_cfgs = Vec::with_capacity(2 * sc.links.len());
     let mut names = HashMap::new();
     for (i, l) in sc.links.iter().enumerate() {
@@ -142,7 +144,7 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
                 scripted: false,
                 lan: crate::net::link::NO_LAN,
                 tx_memo: Default::default(),
-                solo: None,
+                solo: unused.clone(),
             });
             drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }

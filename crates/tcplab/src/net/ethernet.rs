@@ -504,6 +504,21 @@ impl SoloFifo {
         SoloFifo { last_end: AtomicU64::new(0u64.wrapping_sub(params.gap.0)), frame_ns: AtomicU64::new(0), gap: params.gap.0, params }
     }
 
+    /// The medium a point-to-point direction, or one on any other LAN, holds in its
+    /// `Link::solo`: never reserved (`Link::lan` keeps those directions off
+    /// [`SoloFifo::reserve`]), one shared by all of them.
+    pub fn unused() -> SoloFifo {
+        SoloFifo::new(MediumParams {
+            access: Access::Fifo,
+            rate_bps: 1,
+            delay: SimTime(0),
+            positions: Vec::new(),
+            overhead_bytes: 0,
+            min_packet_bytes: 0,
+            gap: SimTime(0),
+        })
+    }
+
     /// A frame of medium time `frame` takes the medium at its first free moment; returns its
     /// end. Its time is counted now (the owner takes off the frames still on the medium when it
     /// reads [`SoloFifo::frame_ns`]).

@@ -22,8 +22,12 @@ pub type LinkId = u32;
 
 /// `Link::lan` of a point-to-point link.
 pub const NO_LAN: u32 = u32::MAX;
-/// Most LANs in a scenario, and most stations on one (`Link::lan` packs both in 16 bits).
-pub const MAX_LANS: usize = u16::MAX as usize;
+/// Set in `Link::lan` on a direction of a two-station FIFO segment (`sim::lan::Lan::solo`):
+/// read as an `i32`, `Link::lan` is then negative but not -1 ([`NO_LAN`]), and non-negative on
+/// any other LAN, so one compare tells the three kinds of direction apart (`sim::lan::tx_end`).
+pub const SOLO_LAN: u32 = 1 << 31;
+/// Most LANs in a scenario (15 bits, below [`SOLO_LAN`]), and most stations on one (16 bits).
+pub const MAX_LANS: usize = (1 << 15) - 1;
 pub const MAX_LAN_STATIONS: usize = u16::MAX as usize;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -50,9 +54,10 @@ pub struct Link {
     pub aqm: bool,
     /// Whether `script` was given any entries (it may have used them all since).
     pub scripted: bool,
-    /// On a shared medium: the LAN's index << 16 | this direction's station on it ([`NO_LAN`]:
-    /// a point-to-point link). The transmitter then waits for the medium (`sim::lan`). Packed
-    /// into four bytes so `Link` keeps its size.
+    /// On a shared medium: the LAN's index << 16 | this direction's station on it, with
+    /// [`SOLO_LAN`] set on a two-station FIFO segment ([`NO_LAN`]: a point-to-point link). The
+    /// transmitter then waits for the medium (`sim::lan`). Packed into four bytes so `Link`
+    /// keeps its size.
     pub lan: u32,
     /// The last packet size's transmission time (see [`TxMemo`]).
     pub tx_memo: TxMemo,
@@ -65,10 +70,12 @@ pub struct Link {
     pub from: NodeId,
     pub rng: StreamRng,
     pub name: String,
-    /// A direction of a two-station FIFO segment (`sim::lan::Lan::solo`): the medium it shares
-    /// with the other direction, reached from here without looking up the LAN (read only on
-    /// that LAN path, so it sits with the cold fields).
-    pub solo: Option<std::sync::Arc<super::ethernet::SoloFifo>>,
+    /// A direction of a two-station FIFO segment (`sim::lan::Lan::solo`, [`SOLO_LAN`] set in
+    /// `lan`): the medium it shares with the other direction, reached from here without looking
+    /// up the LAN (read only on that LAN path, so it sits with the cold fields). Every other
+    /// direction holds an unused medium, one shared by them all ([`super::ethernet::SoloFifo::unused`]), so that the
+    /// per-packet path, which has told the kinds apart by `lan`, loads it without a test.
+    pub solo: std::sync::Arc<super::ethernet::SoloFifo>,
 }
 
 pub use super::tx_memo::TxMemo;
@@ -128,7 +135,7 @@ impl Link {
     /// (LAN index, station) if this direction is on a shared medium.
     #[inline]
     pub fn on_lan(&self) -> Option<(u32, u32)> {
-        (self.lan != NO_LAN).then_some((self.lan >> 16, self.lan & 0xffff))
+        (self.lan != NO_LAN).then_some(((self.lan & !SOLO_LAN) >> 16, self.lan & 0xffff))
     }
 
     /// [`Link::tx_time`] through the link's one-entry memo (the per-packet path).

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use super::{Event, Simulation};
 use crate::engine::SimTime;
 use crate::net::ethernet::{Medium, MediumCounters, MediumOut};
-use crate::net::link::Link;
+use crate::net::link::{Link, NO_LAN, SOLO_LAN};
 use crate::net::packet::DropReason;
 
 pub struct Lan {
@@ -51,8 +51,7 @@ impl Lan {
         if self.solo {
             let mut on_medium = 0;
             for link in links.iter().filter(|k| k.on_lan().is_some_and(|(x, _)| x == lan)) {
-                let shared = link.solo.as_deref().expect("a direction of a solo segment holds its medium");
-                c.frame_ns = shared.frame_ns();
+                c.frame_ns = link.solo.frame_ns();
                 c.frames += link.monitor.forwarded_pkts;
                 if let Some((_, size)) = link.busy {
                     on_medium += self.medium.params.frame_time(size).0;
@@ -67,27 +66,34 @@ impl Lan {
 /// When the packet of `size` bytes that `link` starts sending now has left: after its
 /// transmission time on a point-to-point link, at its frame's end on a `solo` segment
 /// ([`solo_frame_end`]); `None`: the LAN's general path ([`Simulation::lan_ready`]) decides.
-/// One `TxDone` scheduling for both (the per-packet path).
+/// One `TxDone` scheduling for both (the per-packet path). The kind of direction is read from
+/// `Link::lan` by one signed compare: -1 ([`NO_LAN`]) point-to-point, below it a `solo`
+/// segment ([`SOLO_LAN`] set), above it any other LAN.
 #[inline(always)]
 pub(crate) fn tx_end(link: &mut Link, now: SimTime, size: u32) -> Option<SimTime> {
-    if link.lan == crate::net::link::NO_LAN {
+    let kind = link.lan as i32;
+    if kind == NO_LAN as i32 {
         return Some(now + link.tx_time_memo(size));
     }
-    solo_frame_end(link, now, size)
+    if kind < NO_LAN as i32 {
+        return Some(solo_frame_end(link, now, size));
+    }
+    None
 }
 
-/// A frame of `size` bytes has become ready on `link`, a direction on a LAN: on a `solo`
-/// segment it takes the medium at once, and this returns its end, which the caller schedules
-/// as the direction's `TxDone` (as a point-to-point link does); `None`: the LAN's general path
-/// ([`Simulation::lan_ready`]) handles it. Small and inlined into the per-packet path: the
-/// direction holds the medium (`Link::solo`), so there is no LAN to look up.
+/// A frame of `size` bytes has become ready on `link`, a direction of a `solo` segment
+/// ([`SOLO_LAN`] set in `Link::lan`): it takes the medium at once, and this returns its end,
+/// which the caller schedules as the direction's `TxDone` (as a point-to-point link does).
+/// Small and inlined into the per-packet path: the direction holds the medium (`Link::solo`),
+/// so there is no LAN to look up.
 #[inline(always)]
-pub(crate) fn solo_frame_end(link: &mut Link, now: SimTime, size: u32) -> Option<SimTime> {
-    let m = link.solo.as_deref()?;
+pub(crate) fn solo_frame_end(link: &mut Link, now: SimTime, size: u32) -> SimTime {
+    debug_assert!(link.lan != NO_LAN && link.lan & SOLO_LAN != 0);
+    let m = &*link.solo;
     // The direction's own memo holds its frames' medium time (a LAN direction has no other use
     // for it: its transmitter time is the medium's).
     let frame = SimTime(link.tx_memo.time(size, |b| m.params.frame_time(b).0));
-    Some(m.reserve(now, frame))
+    m.reserve(now, frame)
 }
 
 impl Simulation {
@@ -96,7 +102,7 @@ impl Simulation {
     #[inline]
     pub(crate) fn lan_ready(&mut self, now: SimTime, l: u32, size: u32) {
         let packed = self.links[l as usize].lan;
-        debug_assert_ne!(packed, crate::net::link::NO_LAN);
+        debug_assert!(packed != NO_LAN && packed & SOLO_LAN == 0);
         let (lan, station) = (packed >> 16, packed & 0xffff);
         let x = &mut self.lans[lan as usize];
         if x.fifo {

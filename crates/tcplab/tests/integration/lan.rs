@@ -168,6 +168,31 @@ fn a_two_station_fifo_segment_runs_as_the_general_fifo_path_does() {
     assert_packets_conserved(&direct.sim, "direct");
 }
 
+/// A two-station FIFO segment that is not the scenario's first: its directions are marked as a
+/// `solo` segment's in `Link::lan` (`SOLO_LAN`) and still read back as their LAN and station, so
+/// its counters find them; the general segment beside it is not marked. Each lone sender gets
+/// the 1,204 frames of `a_lone_sender_gets_the_rate_less_framing_and_gap_exactly`.
+#[test]
+fn a_solo_segment_after_another_keeps_its_index_and_counters() {
+    let mut text = String::from("[run]\nduration = \"1s\"\nstop_when_done = false\n\n");
+    for i in 1..=4 {
+        text += &format!("[[nodes]]\nname = \"h{i}\"\nkind = \"host\"\n\n");
+    }
+    text += "[[lan]]\nname = \"one\"\nnodes = [\"h1\", \"h2\"]\n\n[[lan]]\nname = \"two\"\nnodes = [\"h3\", \"h4\"]\naccess = \"fifo\"\n\n";
+    text += &(cbr("u", "h1", "h2", "1000B", "20Mbps") + &cbr("v", "h4", "h3", "1000B", "20Mbps"));
+    let r = run(&text, 1);
+    assert!(!r.sim.lans[0].solo && r.sim.lans[1].solo);
+    for l in &r.sim.links {
+        let (lan, station) = l.on_lan().expect("every direction is on a segment");
+        let on_two = l.name.starts_with("h3") || l.name.starts_with("h4");
+        assert_eq!((lan, l.lan & tcplab::net::link::SOLO_LAN != 0), (on_two as u32, on_two), "{}", l.name);
+        assert_eq!(station, if l.name.starts_with("h1") || l.name.starts_with("h3") { 0 } else { 1 }, "{}", l.name);
+    }
+    assert_eq!((r.summary.lans[0].frames, r.summary.lans[1].frames), (1204, 1204));
+    assert_eq!((r.sim.udp[0].rcvd_pkts, r.sim.udp[1].rcvd_pkts), (1204, 1204));
+    assert_packets_conserved(&r.sim, "two segments");
+}
+
 #[test]
 fn the_medium_trace_accounts_for_every_transmission() {
     let mut sources = String::new();
