@@ -98,8 +98,10 @@ iperf3:
 	  else echo "note: iperf3 not found; the emulation's iperf3 test will be skipped"; fi; \
 	fi
 
+# Unit and integration tests only (--lib --bins --tests): the examples (benches/ builds them) and
+# the doc-tests (there are none) would cost a thin-LTO link each, ~1 CPU-minute apiece.
 test-rust:
-	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli
+	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli --lib --bins --tests
 
 # Two passes: the tests not marked `serial` on two worker processes, a file to a worker (pytest-xdist;
 # a 2-core machine), then the `serial` ones alone (real-time emulation, the wheel build, signals
@@ -130,7 +132,7 @@ bench-interactive: setup
 
 # Every golden summary, the long ones too (make test runs those under ~3 s each: all of them today).
 test-golden:
-	TCPLAB_GOLDEN_LONG=1 cargo test --release -p tcplab --test golden
+	TCPLAB_GOLDEN_LONG=1 cargo test --release -p tcplab --test integration golden::
 
 # 1,000 runs of Brakmo's transfer with --jobs 1, --jobs 2 and on local Ray: times, ratio, identical rows.
 bench-sweep: setup

@@ -6,8 +6,10 @@
 //!
 //! Kept as their own binaries, each needing a process of its own: `no_alloc.rs` (installs a
 //! counting global allocator), `memory_estimate.rs` (asserts the process's own peak RSS, which
-//! the other tests' threads would share), `golden.rs` (`make test-golden`, `--test
-//! golden`, its own environment switches).
+//! the other tests' threads would share). The golden digests (`golden.rs`, `make test-golden`,
+//! `--test integration golden::`) had a binary of their own until 2026-11-29; it cost `make test`
+//! one more thin-LTO link (~1 CPU-minute) and needs no process of its own: its switches are
+//! environment variables read when it runs.
 
 mod common;
 
@@ -16,6 +18,7 @@ mod conservation;
 mod dctcp_queue;
 mod determinism;
 mod fairness;
+mod golden;
 mod input_limits;
 mod lan;
 mod link_timing;

@@ -5,7 +5,7 @@
 //!
 //! `TCPLAB_GOLDEN_EDITED=1` also compares scenarios edited since (a rewrite meant to keep their
 //! results, such as templates, must match the old digests).
-//! `TCPLAB_GOLDEN_WRITE=1 cargo test --release -p tcplab --test golden` rewrites the file (only
+//! `TCPLAB_GOLDEN_WRITE=1 cargo test --release -p tcplab --test integration golden::` rewrites the file (only
 //! ever from a commit whose results are known good). The cases marked `long` in that file (over
 //! ~3 s each) run only with `TCPLAB_GOLDEN_LONG=1` (`make test-golden`); the rest run in `make test`.
 //! `TCPLAB_GOLDEN_DUMP=DIR` also writes each compared summary (without `wall_s`) to
@@ -149,8 +149,7 @@ fn summaries_identical_to_pre_rewrite_engine() {
     }
     let golden = read_golden();
     let run_long = std::env::var("TCPLAB_GOLDEN_LONG").is_ok();
-    let mut checked = 0;
-    let mut failures = Vec::new();
+    let mut todo = Vec::new();
     for (name, file, ov) in &all {
         let Some((input, want, want_events, long)) = golden.get(name) else {
             // A scenario added after the golden file was written: nothing to compare with.
@@ -166,12 +165,33 @@ fn summaries_identical_to_pre_rewrite_engine() {
             eprintln!("note: {name} was edited after the golden file was written; not compared");
             continue;
         }
-        let (d, ev) = digest_of(name, file, ov);
-        checked += 1;
-        if &d != want {
-            failures.push(format!("{name}: digest {d} (events {ev}), golden {want} (events {want_events})"));
-        }
+        todo.push((name, file, ov, want, want_events));
     }
+    // The cases are independent runs: one thread per core takes the next case (this one test is
+    // most of `cargo test`'s run time, and cargo runs one test binary at a time).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(todo.len().max(1));
+    let mut failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut failed = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((name, file, ov, want, want_events)) = todo.get(i) else { break };
+                        let (d, ev) = digest_of(name, file, ov);
+                        if &d != *want {
+                            failed.push(format!("{name}: digest {d} (events {ev}), golden {want} (events {want_events})"));
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a golden case panicked")).collect()
+    });
+    failures.sort();
+    let checked = todo.len();
     assert!(checked >= 10, "only {checked} golden cases ran");
     assert!(failures.is_empty(), "summaries changed:\n{}", failures.join("\n"));
 }
