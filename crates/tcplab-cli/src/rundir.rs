@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use tcplab::sim::Simulation;
-use tcplab::summary::Summary;
 
 use crate::{os_failure, Failure};
 
@@ -174,14 +173,25 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
     }
 }
 
-/// Finish the run directory: summary.json, scenario.toml, the trace files (already streamed
-/// into the staging directory), the pcaps, COMPLETE.json; then OUT is replaced in one rename.
-pub fn save(mut staging: Staging, summary: &Summary, text: &str, trace_files: Vec<&'static str>, sim: &mut Simulation) -> Result<(), Failure> {
+/// Write scenario.toml (the scenario as run) into the staging directory: before the run, so
+/// the text need not be held through it (1.9 MB at 4,096 flows).
+pub fn write_scenario(staging: &Staging, text: &str) -> Result<(), Failure> {
+    fs::write(staging.path().join("scenario.toml"), text).map_err(|e| os_failure(&staging.out.join("scenario.toml"), &e))
+}
+
+/// Write summary.json into the staging directory, streamed from the finished simulation.
+pub fn write_summary(staging: &Staging, sim: &Simulation, wall_s: f64) -> Result<(), Failure> {
+    let path = staging.path().join("summary.json");
+    fs::File::create(&path).and_then(|f| tcplab::summary::write_json_streamed(sim, wall_s, f)).map_err(|e| os_failure(&staging.out.join("summary.json"), &e))
+}
+
+/// Finish the run directory: beside summary.json ([`write_summary`]), scenario.toml
+/// ([`write_scenario`]) and the trace files (already streamed into the staging directory), the
+/// pcaps and COMPLETE.json; then OUT is replaced in one rename.
+pub fn save(mut staging: Staging, trace_files: Vec<&'static str>, sim: &mut Simulation) -> Result<(), Failure> {
     let out = staging.out.clone();
     let tmp = staging.path().to_path_buf();
     let io = |name: &str, e: std::io::Error| os_failure(&out.join(name), &e);
-    fs::File::create(tmp.join("summary.json")).and_then(|f| summary.write_json(f)).map_err(|e| io("summary.json", e))?;
-    fs::write(tmp.join("scenario.toml"), text).map_err(|e| io("scenario.toml", e))?;
     let mut names: Vec<String> = vec!["summary.json".into(), "scenario.toml".into()];
     names.extend(trace_files.iter().map(|s| s.to_string()));
     let mut pcaps: Vec<(String, Vec<u8>)> = sim.links.iter_mut().filter_map(|l| l.monitor.pcap.take().map(|c| (l.name.clone(), c.pcap.bytes))).collect();

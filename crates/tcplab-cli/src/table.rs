@@ -4,7 +4,8 @@
 
 use std::io::{self, Write};
 
-use tcplab::summary::Summary;
+use tcplab::sim::Simulation;
+use tcplab::summary::{Cx, Summary};
 
 use crate::fmt::fixed;
 
@@ -65,18 +66,80 @@ fn text(s: &str) -> Cell {
     Cell::Text(s.to_string())
 }
 
-pub fn print_summary(w: &mut impl Write, s: &Summary, show_all: bool) -> io::Result<()> {
+/// What the table shows of a run, taken from the simulation one entry at a time (a 4,096-flow
+/// run's whole [`Summary`] is 11 MB): the links and flows shown, and the figures over all flows.
+pub struct Brief {
+    /// The summary's scalar fields, its shared bottlenecks, warnings, traffic and UDP sources;
+    /// `links` and `flows` only the rows shown, in the order shown.
+    summary: Summary,
+    /// Link directions that carried packets but are not shown.
+    hidden_links: usize,
+    /// Every flow's throughput (KB/s; 0 for a non-finite one), retransmitted bytes, timeouts and
+    /// fast retransmits.
+    rates: Vec<f64>,
+    retransmitted_bytes: u64,
+    coarse_timeouts: u64,
+    fast_retransmits: u64,
+}
+
+impl Brief {
+    pub fn of(sim: &Simulation, wall_s: f64, show_all: bool) -> Brief {
+        let cx = Cx::new(sim);
+        // The directions that carried packets; more than FLOW_ROWS of them: the busiest first (the
+        // bottleneck leads), then the rest as a count.
+        let mut busy: Vec<(usize, f64)> = (0..sim.links.len()).filter(|&li| sim.links[li].monitor.arrived_pkts > 0).map(|li| (li, cx.utilization(li))).collect();
+        let mut hidden_links = 0;
+        if busy.len() > FLOW_ROWS && !show_all {
+            busy.sort_by(|a, b| b.1.total_cmp(&a.1));
+            hidden_links = busy.len() - FLOW_ROWS;
+            busy.truncate(FLOW_ROWS);
+        }
+        let shown = if show_all { cx.flows() } else { cx.flows().min(FLOW_ROWS) };
+        let (mut flows, mut rates, mut warnings) = (Vec::new(), Vec::with_capacity(cx.flows()), Vec::new());
+        let (mut retransmitted_bytes, mut coarse_timeouts, mut fast_retransmits) = (0, 0, 0);
+        let mut throughput = Vec::with_capacity(cx.flows());
+        for ci in 0..cx.flows() {
+            let fl = cx.flow(ci);
+            throughput.push(fl.throughput_KBps);
+            rates.push(if fl.throughput_KBps.is_finite() { fl.throughput_KBps } else { 0.0 });
+            retransmitted_bytes += fl.retransmitted_bytes;
+            coarse_timeouts += fl.coarse_timeouts;
+            fast_retransmits += fl.fast_retransmits;
+            warnings.extend(cx.warning(ci, &fl));
+            if ci < shown {
+                flows.push(fl);
+            }
+        }
+        let summary = Summary {
+            tcplab_version: tcplab::VERSION,
+            scenario: sim.name.clone(),
+            seed: sim.seed,
+            sim_end_s: sim.now().as_secs_f64(),
+            wall_s,
+            events: sim.events.events_popped(),
+            bottleneck: None,
+            links: busy.iter().map(|&(li, _)| cx.link(li)).collect(),
+            lans: Vec::new(),
+            shared_bottlenecks: cx.shared_bottlenecks(&throughput),
+            flows,
+            udp: cx.udp(),
+            traffic: cx.traffic(),
+            stale_segments: sim.stale_segments,
+            packets: cx.packets(),
+            node_drops_by_reason: cx.node_drops(),
+            warnings,
+        };
+        Brief { summary, hidden_links, rates, retransmitted_bytes, coarse_timeouts, fast_retransmits }
+    }
+}
+
+pub fn print_summary(w: &mut impl Write, b: &Brief, show_all: bool) -> io::Result<()> {
+    let s = &b.summary;
     writeln!(w, "tcplab {}  scenario {}  seed {}", s.tcplab_version, s.scenario, s.seed)?;
     let rate = if s.wall_s > 0.0 { s.events as f64 / s.wall_s / 1e6 } else { f64::NAN };
     writeln!(w, "simulated {} s in {} s wall, {} events ({} M events/s)\n", fixed(s.sim_end_s, 3), fixed(s.wall_s, 3), s.events, fixed(rate, 2))?;
-    let mut links: Vec<_> = s.links.iter().filter(|l| l.packets_arrived > 0).collect();
-    let mut hidden_links = 0;
-    if links.len() > FLOW_ROWS && !show_all {
-        // The busiest directions first (the bottleneck leads), then the rest as a count.
-        links.sort_by(|a, b| b.utilization.total_cmp(&a.utilization));
-        hidden_links = links.len() - FLOW_ROWS;
-        links.truncate(FLOW_ROWS);
-    }
+    let links = &s.links;
+    let hidden_links = b.hidden_links;
     if !links.is_empty() {
         let rows = links
             .iter()
@@ -99,9 +162,9 @@ pub fn print_summary(w: &mut impl Write, s: &Summary, show_all: bool) -> io::Res
         }
         writeln!(w)?;
     }
-    let flows = &s.flows;
-    if !flows.is_empty() {
-        let shown = if show_all || flows.len() <= FLOW_ROWS { &flows[..] } else { &flows[..FLOW_ROWS] };
+    let n_flows = b.rates.len();
+    if n_flows > 0 {
+        let shown = &s.flows;
         let rows = shown
             .iter()
             .map(|fl| {
@@ -128,28 +191,28 @@ pub fn print_summary(w: &mut impl Write, s: &Summary, show_all: bool) -> io::Res
             &["flow", "variant", "KB acked", "KB/s", "Mbit/s", "time s", "segs", "retx segs", "retx KB", "timeouts", "fast rtx", "max cwnd KB", "RTT ms mean", "RTT ms max"],
             rows,
         )?;
-        if shown.len() < flows.len() {
-            writeln!(w, "... {} more flows (--all prints every one; summary.json has them all)", flows.len() - shown.len())?;
+        if shown.len() < n_flows {
+            writeln!(w, "... {} more flows (--all prints every one; summary.json has them all)", n_flows - shown.len())?;
         }
-        if flows.len() > 1 {
-            let rates: Vec<f64> = flows.iter().map(|fl| if fl.throughput_KBps.is_finite() { fl.throughput_KBps } else { 0.0 }).collect();
+        if n_flows > 1 {
+            let rates = &b.rates;
             let total: f64 = rates.iter().sum();
-            let jain = tcplab::front_api::jain_index(&rates).ok().flatten().unwrap_or(f64::NAN);
+            let jain = tcplab::front_api::jain_index(rates).ok().flatten().unwrap_or(f64::NAN);
             let (min, max) = rates.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &r| (a.min(r), b.max(r)));
-            let retx: u64 = flows.iter().map(|fl| fl.retransmitted_bytes).sum();
+            let retx = b.retransmitted_bytes;
             writeln!(
                 w,
                 "all {} flows: {} KB/s ({} Mbit/s) summed over the flows, {} KB/s mean, min {}, max {}; Jain's index {}; retransmitted {} KB; timeouts {}, fast retransmits {}",
-                flows.len(),
+                n_flows,
                 fixed(total, 1),
                 fixed(total * 8192.0 / 1e6, 2),
-                fixed(total / flows.len() as f64, 1),
+                fixed(total / n_flows as f64, 1),
                 fixed(min, 1),
                 fixed(max, 1),
                 fixed(jain, 3),
                 fixed(retx as f64 / 1024.0, 1),
-                flows.iter().map(|fl| fl.coarse_timeouts).sum::<u64>(),
-                flows.iter().map(|fl| fl.fast_retransmits).sum::<u64>(),
+                b.coarse_timeouts,
+                b.fast_retransmits,
             )?;
         }
         // Per shared bottleneck (summary.json "shared_bottlenecks"): the flows whose data crosses it.

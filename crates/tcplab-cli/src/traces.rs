@@ -225,9 +225,14 @@ pub struct TraceFiles {
     cam: Table,
     link: Table,
     intervals: Table,
+    /// Names the rows repeat, made only where a run traces (an untraced 4,096-flow run had
+    /// 24,578 of them, 1.1 MB): every connection's if an endpoint is traced, every flow's if a
+    /// link direction is, and the link directions' as their rows come.
     conn_names: Vec<ByteArray>,
-    link_names: Vec<ByteArray>,
+    link_names: std::collections::HashMap<u32, ByteArray>,
     flow_names: Vec<ByteArray>,
+    /// The traced link directions: the only ones a drain visits.
+    traced_links: Vec<u32>,
     /// The static connections' traced endpoints (connection, side), in connection order: the only
     /// ones a drain visits (an untraced endpoint has no trace to take, and visiting all 8,192 of a
     /// 4,096-flow run's endpoints at every slice cost instructions for nothing).
@@ -275,19 +280,22 @@ impl TraceFiles {
               ("bytes_in", I64), ("ect_in", I64), ("ce_marks", I64), ("delay_n", I64), ("delay_sum_s", F64), ("delay_sumsq_s2", F64)],
         );
         let flows = (sim.static_tcp + sim.udp.len() + sim.traffic.len()) as u32;
+        let traced_eps: Vec<(u32, u8)> = sim.tcp[..sim.static_tcp]
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| c.ep.iter().enumerate().filter(|(_, ep)| ep.config().trace).map(move |(s, _)| (ci as u32, s as u8)))
+            .collect();
+        let traced_links: Vec<u32> = (0..sim.links.len() as u32).filter(|&li| sim.links[li as usize].monitor.trace.is_some()).collect();
         TraceFiles {
             tcp,
             cam,
             link,
             intervals,
-            conn_names: sim.tcp[..sim.static_tcp].iter().map(|c| b(&c.name)).collect(),
-            link_names: sim.links.iter().map(|l| b(&l.name)).collect(),
-            flow_names: (0..flows).map(|f| b(sim.trace_flow_name(f))).collect(),
-            traced_eps: sim.tcp[..sim.static_tcp]
-                .iter()
-                .enumerate()
-                .flat_map(|(ci, c)| c.ep.iter().enumerate().filter(|(_, ep)| ep.config().trace).map(move |(s, _)| (ci as u32, s as u8)))
-                .collect(),
+            conn_names: if traced_eps.is_empty() { Vec::new() } else { sim.tcp[..sim.static_tcp].iter().map(|c| b(&c.name)).collect() },
+            link_names: std::collections::HashMap::new(),
+            flow_names: if traced_links.is_empty() { Vec::new() } else { (0..flows).map(|f| b(sim.trace_flow_name(f))).collect() },
+            traced_eps,
+            traced_links,
             words: Words {
                 sides: [b("snd"), b("rcv")],
                 tcp_kinds: tcplab::tcp::TraceKind::ALL.iter().map(|k| b(k.name())).collect(),
@@ -349,10 +357,11 @@ impl TraceFiles {
                 }
             }
         }
-        for (li, l) in sim.links.iter_mut().enumerate() {
+        for &li in &self.traced_links {
+            let l = &mut sim.links[li as usize];
             let Some(tr) = l.monitor.trace.as_mut() else { continue };
             let tr = std::mem::take(tr); // the monitor keeps tracing into an empty one
-            let name = &self.link_names[li];
+            let name = self.link_names.entry(li).or_insert_with(|| b(&l.name));
             for i in 0..tr.t.len() {
                 let t = &mut self.link;
                 t.str(0, name);
@@ -372,8 +381,9 @@ impl TraceFiles {
 
     /// After the run: the rest of the rows, the queue interval series, the files' footers. The
     /// names of the files written, in the order the Python path lists them.
-    pub fn finish(&mut self, sim: &mut Simulation) -> Result<Vec<&'static str>, Failure> {
-        self.drain(sim)?;
+    /// The last rows must have been drained ([`TraceFiles::drain`] after the run): the
+    /// connections may be gone (only the link directions' series are read here).
+    pub fn finish(&mut self, sim: &Simulation) -> Result<Vec<&'static str>, Failure> {
         self.finish_inner(sim).map_err(|e| self.failure(e))
     }
 
@@ -382,9 +392,13 @@ impl TraceFiles {
             if l.monitor.arrived_pkts == 0 {
                 continue;
             }
+            if l.monitor.intervals.is_empty() {
+                continue;
+            }
+            let name = self.link_names.entry(li as u32).or_insert_with(|| b(&l.name));
             for s in &l.monitor.intervals {
                 let t = &mut self.intervals;
-                t.str(0, &self.link_names[li]);
+                t.str(0, name);
                 t.f64(1, s.t_start_s);
                 t.i64(2, s.min_pkts as i64);
                 t.i64(3, s.max_pkts as i64);

@@ -229,6 +229,9 @@ pub fn estimate_memory_mode(sc: &Scenario, runtime: u64, traces: Traces) -> Memo
         }
     }
     let traced = |names: &[String], (l, ab): Dir| {
+        if names.is_empty() {
+            return false; // nothing traced: no direction's name to make (32,772 at 4,096 flows)
+        }
         let link = &sc.links[l];
         let dir = if ab { format!("{}->{}", link.a, link.b) } else { format!("{}->{}", link.b, link.a) };
         names.iter().any(|t| t == "all" || *t == dir || link.name.as_deref() == Some(t.as_str()))

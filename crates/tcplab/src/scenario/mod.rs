@@ -2,6 +2,7 @@
 //! validate against the topology, and report every error with file, line and field.
 
 mod fast;
+mod plain;
 pub mod model;
 pub mod template;
 pub mod units;
