@@ -232,6 +232,11 @@ pub struct TraceFiles {
     /// ones a drain visits (an untraced endpoint has no trace to take, and visiting all 8,192 of a
     /// 4,096-flow run's endpoints at every slice cost instructions for nothing).
     traced_eps: Vec<(u32, u8)>,
+    /// The traced link directions (a monitor is traced or not from its construction on), in
+    /// link order: the only ones a drain visits. Testing every direction's monitor at every
+    /// slice touched one cold cache line per direction: at 4,096 flows (16,386 directions,
+    /// 199 slices) 3.3 M data-cache misses, 1.5 per event of the run (issue 28).
+    traced_links: Vec<u32>,
     words: Words,
 }
 
@@ -288,6 +293,7 @@ impl TraceFiles {
                 .enumerate()
                 .flat_map(|(ci, c)| c.ep.iter().enumerate().filter(|(_, ep)| ep.config().trace).map(move |(s, _)| (ci as u32, s as u8)))
                 .collect(),
+            traced_links: sim.links.iter().enumerate().filter(|(_, l)| l.monitor.traced()).map(|(li, _)| li as u32).collect(),
             words: Words {
                 sides: [b("snd"), b("rcv")],
                 tcp_kinds: tcplab::tcp::TraceKind::ALL.iter().map(|k| b(k.name())).collect(),
@@ -349,8 +355,9 @@ impl TraceFiles {
                 }
             }
         }
-        for (li, l) in sim.links.iter_mut().enumerate() {
-            let Some(tr) = l.monitor.trace.as_mut() else { continue };
+        for &li in &self.traced_links {
+            let li = li as usize;
+            let Some(tr) = sim.links[li].monitor.trace.as_mut() else { continue };
             let tr = std::mem::take(tr); // the monitor keeps tracing into an empty one
             let name = &self.link_names[li];
             for i in 0..tr.t.len() {
