@@ -219,15 +219,21 @@ struct ModernHooks {
     cc: bool,
     /// The loss recovery may keep a timer of its own (`next_timer`/`on_timer`).
     rec_timer: bool,
+    /// The CC may keep a timer of its own (Vegas' and the scalable family's; Reno's never): a
+    /// Reno receiver otherwise visits its CC's allocation (a cache miss at thousands of flows)
+    /// and makes a virtual call at every `next_timer` (issue 28).
+    cc_timer: bool,
 }
 
 impl ModernHooks {
-    const ALL: ModernHooks = ModernHooks { cc: true, rec_timer: true };
+    const ALL: ModernHooks = ModernHooks { cc: true, rec_timer: true, cc_timer: true };
 
     fn of(cfg: &EndpointConfig) -> ModernHooks {
         let kind = &cfg.variant;
         let own_recovery = !kind.cc.owns_loss_recovery() && cfg.lite.is_none();
-        ModernHooks { cc: kind.cc.uses_modern_hooks(), rec_timer: own_recovery && kind.recovery.has_own_timer() }
+        // `CcKind::build` makes a `RenoCc` or a `LinuxRenoCc` of these: neither has a timer.
+        let cc_timer = !matches!(kind.cc, crate::cc::CcKind::Reno { .. } | crate::cc::CcKind::LinuxReno);
+        ModernHooks { cc: kind.cc.uses_modern_hooks(), rec_timer: own_recovery && kind.recovery.has_own_timer(), cc_timer }
     }
 }
 

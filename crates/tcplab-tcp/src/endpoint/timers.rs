@@ -27,7 +27,9 @@ impl Endpoint {
             m(self.rec.next_timer());
         }
         if self.is_established() {
-            m(self.cc.next_timer());
+            if self.hooks.cc_timer {
+                m(self.cc.next_timer());
+            }
             m(self.pacing_deadline());
         }
         t
@@ -45,7 +47,7 @@ impl Endpoint {
         self.drain_reads(now);
         self.ack.on_timer(now);
         self.pacing_on_timer(now);
-        if self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
+        if self.hooks.cc_timer && self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
             self.cc.on_timer(now, &mut self.w);
             self.note_cwnd();
         }

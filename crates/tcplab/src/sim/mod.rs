@@ -110,6 +110,10 @@ pub struct Simulation {
     /// Some node delays the packets it sends (`Node::delay_on_send`); when false, sending
     /// reads no node state.
     send_delay: bool,
+    /// Some node spends a processing delay on the packets it receives
+    /// (`Node::delay_on_arrival`); when false, an arrival reads no node state (a host's node is
+    /// cold memory at thousands of flows; issue 28).
+    arrive_delay: bool,
     pub conservation: Conservation,
     pub node_drops: [u64; DropReason::COUNT],
     /// Scratch buffer for UDP bursts (reused: no allocation per event).
@@ -159,6 +163,7 @@ impl Simulation {
     ) -> Simulation {
         let link_index = links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
         let send_delay = nodes.iter().any(|n| n.delay_on_send);
+        let arrive_delay = nodes.iter().any(|n| n.delay_on_arrival);
         let mut sim = Simulation {
             name,
             seed,
@@ -177,6 +182,7 @@ impl Simulation {
             end,
             stop_when_done,
             send_delay,
+            arrive_delay,
             conservation: Conservation::default(),
             node_drops: [0; DropReason::COUNT],
             scratch: Vec::with_capacity(64),
@@ -608,11 +614,11 @@ impl Simulation {
             self.pool.free(id);
             return;
         }
-        let node = &mut self.nodes[to as usize];
-        if !node.delay_on_arrival {
+        if !self.arrive_delay || !self.nodes[to as usize].delay_on_arrival {
             self.at_node(now, to, id);
             return;
         }
+        let node = &mut self.nodes[to as usize];
         let done = now.max(node.busy_until) + node.processing.sample(&mut node.rng);
         node.busy_until = done;
         self.conservation.in_processing += 1;
