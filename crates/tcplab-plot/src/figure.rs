@@ -326,8 +326,9 @@ fn draw_path<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, pts: &[(f64, f64
 }
 
 fn draw_marker<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, at: (i32, i32), m: Marker, size: f64, color: RGBColor, filled: bool) -> DrawResult<DB> {
-    let r = (px(size) / 2.0).max(1.0);
-    let ri = r.round() as i32;
+    // a dot's edge is not drawn (matplotlib's mew=0): its radius a half pixel less
+    let r = if m == Marker::Dot { px(size) / 2.0 - 0.5 } else { px(size) / 2.0 };
+    let ri = r.round().max(1.0) as i32;
     let fill = ShapeStyle { color: color.to_rgba(), filled: true, stroke_width: 1 };
     let line = ShapeStyle { color: color.to_rgba(), filled: false, stroke_width: 1 };
     match m {
