@@ -560,6 +560,7 @@ pub fn to_png(fig: &Figure) -> Result<Vec<u8>, String> {
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         enc.set_compression(png::Compression::Fast);
+        enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
         enc.add_text_chunk("Software".into(), "tcplab".into()).map_err(|e| e.to_string())?;
         let mut wr = enc.write_header().map_err(|e| e.to_string())?;
         wr.write_image_data(&buf).map_err(|e| e.to_string())?;
