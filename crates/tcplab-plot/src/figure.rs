@@ -306,8 +306,10 @@ pub fn steps(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
     out
 }
 
+/// A stroke of whole pixels (the bitmap backend draws no fractions): 0.9 pt (1.5 px) is 1 px,
+/// 1.8 pt 3 px, rounding a quarter pixel down as matplotlib's antialiased lines look.
 fn style(s: &Stroke) -> ShapeStyle {
-    ShapeStyle { color: rgba(s.color, s.alpha), filled: false, stroke_width: px(s.width).round().max(1.0) as u32 }
+    ShapeStyle { color: rgba(s.color, s.alpha), filled: false, stroke_width: (px(s.width) - 0.25).round().max(1.0) as u32 }
 }
 
 type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
