@@ -245,12 +245,12 @@ def test_the_command_finds_python_in_the_prefix(tmp_path):
     fake = prefix / "bin" / "python3.11"
     fake.write_text("#!/bin/sh\necho \"started: $0 $*\"\n")
     fake.chmod(0o755)
-    p = subprocess.run([prefix / "bin" / "tcplab", "plot", "x"], capture_output=True, text=True, timeout=60, env=command_env())
-    assert p.returncode == 0 and p.stdout == f"started: {fake} -m tcplab plot x\n", (p.stdout, p.stderr)
+    p = subprocess.run([prefix / "bin" / "tcplab", "report", "x"], capture_output=True, text=True, timeout=60, env=command_env())
+    assert p.returncode == 0 and p.stdout == f"started: {fake} -m tcplab report x\n", (p.stdout, p.stderr)
     # TCPLAB_PYTHON first
-    p = subprocess.run([prefix / "bin" / "tcplab", "plot"], capture_output=True, text=True, timeout=60,
+    p = subprocess.run([prefix / "bin" / "tcplab", "report"], capture_output=True, text=True, timeout=60,
                        env=command_env(TCPLAB_PYTHON=str(fake)))
-    assert p.stdout == f"started: {fake} -m tcplab plot\n"
+    assert p.stdout == f"started: {fake} -m tcplab report\n"
 
 
 def test_the_command_finds_python_beside_its_own_file(tmp_path):
@@ -283,7 +283,7 @@ def test_an_old_console_script_still_works(tmp_path):
 
 def test_handback_status_when_asked_not_to_exec_python():
     """TCPLAB_NO_HANDBACK=1 (the sweep runner's): a command line for Python ends with status 64."""
-    for args in (["run", "x.toml", "--seed", "010"], ["plot", "x"], ["run", "--help"]):
+    for args in (["run", "x.toml", "--seed", "010"], ["report", "x"], ["plot", "x", "--format", "pdf"], ["run", "--help"]):
         p = subprocess.run([NATIVE, *args], capture_output=True, text=True, timeout=60, env=command_env(TCPLAB_NO_HANDBACK="1"))
         assert p.returncode == 64 and p.stdout == "" and "TCPLAB_NO_HANDBACK" in p.stderr, args
 

@@ -227,10 +227,13 @@ def test_installed_tcplab_command_is_native_and_hands_plots_to_python(installed)
     assert pq.ParquetFile(work / "r" / "trace_tcp.parquet").metadata.created_by.startswith("tcplab ")
     p = _run([cmd, "validate", "v.toml"], cwd=work, env=env)
     assert p.returncode == 0 and not marker.exists(), p.stderr
-    # plot: Python's, through the stand-in when it is named ...
-    p = _run([cmd, "plot", "r", "--kind", "queue"], cwd=work, env=env)
-    assert p.returncode == 1 and marker.read_text() == "-m tcplab plot r --kind queue\n"
+    # plot in png: the binary's own (no Python started)
+    p = _run([cmd, "plot", "r", "--kind", "queue", "--out", "q.png"], cwd=work, env=env)
+    assert p.returncode == 0 and not marker.exists() and (work / "q.png").stat().st_size > 1000, p.stderr
+    # plot in pdf: Python's, through the stand-in when it is named ...
+    p = _run([cmd, "plot", "r", "--kind", "queue", "--format", "pdf"], cwd=work, env=env)
+    assert p.returncode == 1 and marker.read_text() == "-m tcplab plot r --kind queue --format pdf\n"
     # ... and through the venv's interpreter beside the command otherwise
-    p = _in_work(inst, cmd, "plot", work / "r", "--kind", "queue", "--out", work / "q.png")
-    assert (work / "q.png").stat().st_size > 1000, p.stdout
+    p = _in_work(inst, cmd, "plot", work / "r", "--kind", "queue", "--out", work / "q.pdf")
+    assert (work / "q.pdf").stat().st_size > 1000, p.stdout
     assert not inst["log"].exists(), f"repository files were read:\n{inst['log'].read_text()}"

@@ -1,7 +1,8 @@
 //! `tcplab-native`: the `tcplab` command (issue 28). It does `tcplab run`, `validate` and
 //! `bench` itself — parse, build, run, print the summary table and write the run directory
 //! (summary.json, scenario.toml, the trace Parquet files, pcaps, COMPLETE.json) — with no Python
-//! interpreter and no polars in the process. The wheel installs it as `bin/tcplab` and `make
+//! interpreter and no polars in the process — and `tcplab plot` in png and svg (plot.rs, the
+//! graphs of crates/tcplab-plot). The wheel installs it as `bin/tcplab` and `make
 //! setup` links `.venv/bin/tcplab` to it.
 //!
 //! The Python CLI (`python -m tcplab`, argparse) stays the one full CLI: this binary execs it for
@@ -17,6 +18,7 @@ mod bench_process;
 mod bench_table;
 mod fmt;
 mod launch;
+mod plot;
 mod rundir;
 mod table;
 mod traces;
@@ -95,6 +97,7 @@ fn command() -> Command {
         .subcommand(run)
         .subcommand(validate)
         .subcommand(bench::command())
+        .subcommand(plot::command())
         .subcommands(bench::helper_commands())
         .subcommand(Command::new("__flags").hide(true))
 }
@@ -172,6 +175,7 @@ fn main() {
         Some(("run", a)) => run(a),
         Some(("validate", a)) => validate(a),
         Some(("bench", a)) if bench::takes(a) => bench::run(a),
+        Some(("plot", a)) => plot::run(a, &args),
         Some(("__bench-measure", a)) => bench::measure(a),
         Some(("__bench-case", a)) => bench::print_case(a),
         Some(("__flags", _)) => {

@@ -27,7 +27,7 @@ fn help_without_python_is_the_native_commands_help() {
         assert!(out.contains("tcplab run") && out.contains("--seed") && out.contains("--max-memory"), "{out}");
     }
     // No help asked: a command for Python still says the interpreter cannot start.
-    let p = native(&["plot", "x"], "/nonexistent/python3");
+    let p = native(&["report", "x"], "/nonexistent/python3");
     assert_eq!(p.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&p.stderr).contains("cannot start the Python CLI"), "{p:?}");
 }

@@ -3,7 +3,7 @@
 //! the trace columns (lists); the Python package writes files, draws plots and keeps the results
 //! store.
 
-mod parquet_read;
+use tcplab_plot::parquet_read;
 mod pyser;
 
 use pyo3::create_exception;
