@@ -126,7 +126,7 @@ def scenario_text(c: Case, stack: str) -> str:
             lines += [f'variant = "linux-{c.cc}"', f'mss = "{MSS}B"']
         else:
             lines += [f'variant = "{SIM_VARIANT[c.cc]}"', f'mss = "{MSS}B"', "initial_window = 10", f'initial_ssthresh = "{BUFFER_BYTES}"', "window_scaling = true",
-                      f'send_buffer = "{BUFFER_BYTES}"', f'recv_buffer = "{BUFFER_BYTES}"', 'min_rto = "200ms"',
+                      f'send_buffer = "{BUFFER_BYTES}"', 'send_buffer_model = "linux"', f'recv_buffer = "{BUFFER_BYTES}"', 'min_rto = "200ms"',
                       "timestamps = false"]
     if stack == "linux":
         script = "; ".join(KERNEL_SETTINGS)
@@ -355,6 +355,7 @@ def run_matrix(cases: list[Case], out: Path, progress: Callable[[str], None] = l
     held = {k: sum(bool(r["checks"][k]) for r in ran) for k in ("throughput", "qdelay_p95", "retransmissions")}
     result = {"targets": TARGETS, "kernel_settings": KERNEL_SETTINGS,
               "sim_settings": {"variants": SIM_VARIANT, "mss": MSS, "initial_window": 10, "initial_ssthresh": BUFFER_BYTES, "buffers": BUFFER_BYTES,
+                               "send_buffer_model": "linux: skb truesize (payload + 832 B), writer woken at 1/3 free, tcp_rate_check_app_limited per write",
                                "min_rto": "200ms", "timer": "linux: RTT sampled per ACK, RTO = SRTT + max(200 ms, 4 mdev)", "ack_policy": "linux: every second segment, 40 ms delayed-ACK timer, quick-ACK for 16 and while tcp_grow_window opens the window (half the buffer -> buffer x 170/256)", "timestamps": False},
               "cases": rows,
               "overall": {"cases": len(rows), "ran": len(ran), "passed": sum(r["status"] == "pass" for r in rows),

@@ -145,6 +145,12 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// (delivery-rate estimation's app-limited mark, draft-cheng-iccrg-delivery-rate-estimation §3.4).
     fn on_app_limited(&mut self) {}
 
+    /// As [`CongestionControl::on_app_limited`], with the data in flight Linux counts for the
+    /// mark (`tcp_packets_in_flight`: in recovery the pipe, not everything unacknowledged).
+    fn on_app_limited_in_flight(&mut self, _in_flight: u64) {
+        self.on_app_limited()
+    }
+
     /// The new ssthresh after a loss event (returned, not set).
     /// Default: 4.4BSD `win = min(snd_wnd, cwnd) / 2 / mss; if win < 2 { win = 2 }; win * mss`.
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, snd_wnd: u32, _ev: LossEvent) -> u32 {

@@ -118,6 +118,11 @@ pub struct EndpointConfig {
     pub mss: u32,
     /// Send socket buffer: bounds unacknowledged + unsent bytes.
     pub send_buffer: u32,
+    /// Count the send buffer as Linux does (`send_buffer_model = "linux"`,
+    /// `endpoint/sndbuf.rs`): each queued segment costs its skb's truesize (payload + 832
+    /// bytes), a blocked writer wakes only when 1/3 of the buffer is free, and every write runs
+    /// `tcp_rate_check_app_limited`. Off: the buffer counts payload bytes and refills at once.
+    pub send_buffer_linux: bool,
     /// Receive socket buffer: the advertised window is its free space.
     pub recv_buffer: u32,
     /// RFC 1323 timestamps (both sides must offer them).

@@ -282,6 +282,7 @@ impl EndpointConfig {
             variant: VariantConfig { name: name.to_string(), cc: e.cc, recovery: e.recovery },
             mss: 1460,
             send_buffer: 50 * 1024,
+            send_buffer_linux: false,
             recv_buffer: 50 * 1024,
             timestamps: false,
             window_scaling: false,

@@ -21,7 +21,8 @@
 //! * [`data`] — the receive side: window, reassembly, FIN, application reads;
 //! * [`timers`] — `next_timer`/`on_timer`, the BSD ticks, retransmission timeout;
 //! * [`output`] — `poll_transmit` and building segments;
-//! * [`pacing`] — the rate-pacing release clock (Linux internal pacing) for CCs that set a rate.
+//! * [`pacing`] — the rate-pacing release clock (Linux internal pacing) for CCs that set a rate;
+//! * [`sndbuf`] — Linux's send-buffer accounting and writer (opt-in, `send_buffer_linux`).
 
 use crate::opt64::Opt64;
 use crate::ack_policy::AckState;
@@ -100,6 +101,7 @@ mod data;
 mod input;
 mod output;
 mod pacing;
+pub mod sndbuf;
 mod timers;
 
 /// A sans-IO TCP endpoint. See the crate documentation.
@@ -124,6 +126,8 @@ pub struct Endpoint {
     snd_wl1: u64,
     snd_wl2: u64,
     app_written: u64,
+    /// Linux's send buffer (`cfg.send_buffer_linux`): what the writer has handed to TCP.
+    wr: sndbuf::LinuxWriter,
     // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
     rcv_nxt: u64,
     rcv_adv: u64,
@@ -283,6 +287,7 @@ impl Endpoint {
             snd_wl2: 0,
             w,
             app_written: 0,
+            wr: sndbuf::LinuxWriter::default(),
             close_requested: false,
             fin_seq: Opt64::NONE,
             dupacks: 0,
@@ -362,6 +367,9 @@ impl Endpoint {
             return;
         }
         self.app_written = self.app_written.saturating_add(bytes);
+        if self.cfg.send_buffer_linux {
+            self.linux_write();
+        }
     }
 
     /// Send FIN after all data written so far. With an unlimited writer the stream ends with
@@ -491,6 +499,9 @@ impl Endpoint {
     /// One past the last data byte the send buffer lets us send (absolute offset).
     #[inline]
     fn send_limit(&self) -> u64 {
+        if self.cfg.send_buffer_linux {
+            return self.linux_send_limit();
+        }
         let acked_data = self.snd_una.saturating_sub(1).min(self.app_written);
         1u64.saturating_add(self.app_written.min(acked_data.saturating_add(self.cfg.send_buffer as u64)))
     }

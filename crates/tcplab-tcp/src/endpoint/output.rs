@@ -60,6 +60,17 @@ impl Endpoint {
     /// Next segment to send, if any. Call until `None` after every input.
     #[inline]
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
+        let seg = self.poll_transmit_tcp(now);
+        if seg.is_none() && self.cfg.send_buffer_linux && self.linux_writer_wakes() {
+            // TCP has sent what it may; now the woken writer writes (endpoint/sndbuf.rs).
+            self.linux_write();
+            return self.poll_transmit_tcp(now);
+        }
+        seg
+    }
+
+    #[inline]
+    fn poll_transmit_tcp(&mut self, now: Nanos) -> Option<Segment> {
         if let Some(r) = self.rst_pending.take() {
             self.stats.segments_sent += 1;
             return Some(*r);
@@ -237,7 +248,7 @@ impl Endpoint {
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
         let mut len = avail.min(self.eff_mss as u64).min(usable);
-        if self.hooks.cc && avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() {
+        if self.hooks.cc && avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() && !self.cfg.send_buffer_linux {
             // Less than a segment to send with room in the window: the application limits us.
             self.cc.on_app_limited();
         }

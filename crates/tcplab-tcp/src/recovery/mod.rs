@@ -147,6 +147,16 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     fn pipe_bytes(&self) -> Option<i64> {
         None
     }
+    /// Some segment is marked lost and not yet retransmitted (Linux `lost_out > retrans_out`,
+    /// a condition of `tcp_rate_check_app_limited`). Default: the recovery marks nothing lost.
+    fn lost_unretransmitted(&self) -> bool {
+        false
+    }
+    /// SACKed bytes above `snd_una` and the number of discontiguous SACKed ranges they form
+    /// (Linux's send-buffer accounting, endpoint/sndbuf.rs). Default: none.
+    fn sacked_ranges(&self, _snd_una: u64) -> (u64, u64) {
+        (0, 0)
+    }
     /// The pipe recomputed now (RFC 6675 `SetPipe`), while in a pipe-governed recovery; for
     /// congestion controls that size cwnd from it (BBR's packet conservation).
     fn pipe_now(&self, _g: &SendGate) -> Option<u64> {

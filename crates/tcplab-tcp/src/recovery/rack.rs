@@ -454,6 +454,12 @@ impl LossRecovery for RackRecovery {
     fn pipe_bytes(&self) -> Option<i64> {
         self.in_recovery().then(|| self.pipe() as i64)
     }
+    fn lost_unretransmitted(&self) -> bool {
+        self.first_lost().is_some()
+    }
+    fn sacked_ranges(&self, snd_una: u64) -> (u64, u64) {
+        (self.sb.sacked_above(snd_una), self.sb.blocks_above(snd_una) as u64)
+    }
     fn pipe_now(&self, _g: &SendGate) -> Option<u64> {
         self.in_recovery().then(|| self.pipe())
     }

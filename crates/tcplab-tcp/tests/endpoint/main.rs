@@ -16,6 +16,7 @@ mod link;
 mod mutants;
 mod pacing;
 mod sack_ecn;
+mod sndbuf;
 mod scalable;
 mod script;
 mod scripted;

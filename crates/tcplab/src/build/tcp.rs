@@ -192,6 +192,12 @@ pub(super) fn apply_tcp_options(ctx: &Ctx, prefix: &str, t: &scenario::ConnOptio
     if let Some(b) = t.send_buffer {
         cfg.send_buffer = small("send_buffer", b.0)?;
     }
+    match t.send_buffer_model.as_deref() {
+        None => {}
+        Some("payload") => cfg.send_buffer_linux = false,
+        Some("linux") => cfg.send_buffer_linux = true,
+        Some(other) => return Err(ctx.err(f("send_buffer_model"), format!("unknown send buffer model {other:?}; known: payload, linux"))),
+    }
     if let Some(b) = t.recv_buffer {
         cfg.recv_buffer = small("recv_buffer", b.0)?;
     }

@@ -169,28 +169,50 @@ fn substitute(arg: &str, hosts: &HashMap<String, [u8; 4]>) -> Result<String, Str
     Ok(s)
 }
 
+/// How long a setup command may run: it must finish before the run starts, so one that hangs
+/// (a command waiting for input, a network call) would hang the whole run.
+pub const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Run a setup command to completion now (before the clock starts): its outputs in its files,
 /// its exit code in its state (`started_at`/`exited_at` stay 0: it ran before time 0). A
-/// non-zero exit or a start failure is an error naming the command and its stderr.
+/// non-zero exit, a start failure or a run longer than [`SETUP_TIMEOUT`] (the command is then
+/// killed) is an error naming the command, its host and its stderr.
 pub fn run_setup(r: &Ready) -> Result<(), EmuError> {
     let files = std::fs::File::create(&r.stdout).and_then(|o| Ok((o, std::fs::File::create(&r.stderr)?)));
-    let status = files.and_then(|(o, e)| Command::new("ip").args(["netns", "exec", &r.ns]).args(&r.argv).stdin(Stdio::null()).stdout(o).stderr(e).status());
+    let child = files.and_then(|(o, e)| Command::new("ip").args(["netns", "exec", &r.ns]).args(&r.argv).stdin(Stdio::null()).stdout(o).stderr(e).spawn());
     let fail = |m: String| {
         *r.state.error.lock().unwrap() = Some(m.clone());
         EmuError::System(format!("setup command {:?} on host {}: {m}", r.name, r.host))
     };
-    match status {
-        Err(e) => Err(fail(format!("{}: {e}", r.argv[0]))),
-        Ok(st) => {
-            use std::os::unix::process::ExitStatusExt;
-            let code = st.code().map_or(-(st.signal().unwrap_or(0) as i64), |c| c as i64);
-            r.state.code.store(code, Ordering::SeqCst);
-            if code != 0 {
-                let err = std::fs::read_to_string(&r.stderr).unwrap_or_default();
-                return Err(fail(format!("exited {code}: {}", err.trim())));
-            }
-            Ok(())
+    let status = match child {
+        Err(e) => return Err(fail(format!("{}: {e}", r.argv[0]))),
+        Ok(c) => wait_within(c, SETUP_TIMEOUT).map_err(fail)?,
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().map_or(-(status.signal().unwrap_or(0) as i64), |c| c as i64);
+    r.state.code.store(code, Ordering::SeqCst);
+    if code != 0 {
+        let err = std::fs::read_to_string(&r.stderr).unwrap_or_default();
+        return Err(fail(format!("exited {code}: {}", err.trim())));
+    }
+    Ok(())
+}
+
+/// Wait for `child` at most `limit`; past it, kill it and say so.
+pub(crate) fn wait_within(mut child: std::process::Child, limit: Duration) -> Result<std::process::ExitStatus, String> {
+    let since = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return Ok(st),
+            Ok(None) => {}
+            Err(e) => return Err(format!("waiting for it: {e}")),
         }
+        if since.elapsed() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("still running after {:?}: killed (a setup command must finish before the run starts)", limit));
+        }
+        std::thread::sleep(Duration::from_millis(2).min(limit));
     }
 }
 

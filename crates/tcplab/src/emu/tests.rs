@@ -128,3 +128,16 @@ fn accuracy_flags_early_releases_and_measures_lateness_per_link() {
     assert_eq!(acc.delivering_links().collect::<Vec<_>>(), vec![r_b]);
     assert_eq!(super::accuracy::records_bytes(&acc.records).len(), 4 * 32);
 }
+
+#[test]
+fn a_hung_setup_command_is_killed_at_its_limit() {
+    use super::commands::wait_within;
+    use std::time::{Duration, Instant};
+    let child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep runs");
+    let t = Instant::now();
+    let err = wait_within(child, Duration::from_millis(100)).expect_err("sleep 30 outlives 100 ms");
+    assert!(err.contains("still running after 100ms: killed"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10), "killed, not waited for");
+    let done = std::process::Command::new("true").spawn().expect("true runs");
+    assert!(wait_within(done, Duration::from_secs(10)).expect("exits").success());
+}

@@ -29,6 +29,10 @@ macro_rules! with_tcp_options {
                 pub mss: Option<Size>,
                 #[serde(default)]
                 pub send_buffer: Option<Size>,
+                /// How the send buffer is counted: "payload" (default: payload bytes, refilled at once) or
+                /// "linux" (skb truesize, a writer woken at 1/3 free, Linux's app-limited check per write).
+                #[serde(default)]
+                pub send_buffer_model: Option<String>,
                 #[serde(default)]
                 pub recv_buffer: Option<Size>,
                 /// Receiver ACK policy: "every", "bsd-delayed", "tahoe", "lbl" (default: the variant's).

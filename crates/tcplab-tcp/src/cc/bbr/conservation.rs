@@ -116,6 +116,10 @@ macro_rules! forward_rate_events {
         fn on_app_limited(&mut self) {
             self.rate.mark_app_limited();
         }
+
+        fn on_app_limited_in_flight(&mut self, in_flight: u64) {
+            self.rate.mark_app_limited_with(in_flight);
+        }
     };
 }
 pub(super) use forward_rate_events;

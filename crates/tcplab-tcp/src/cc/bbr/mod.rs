@@ -30,14 +30,12 @@
 //! Deliberate deviations from Linux:
 //! * `lt_bw`'s losses: see [`lt_bw`] (the marks of SACK-only ACKs count at the next sample;
 //!   reorder-timer and timeout marks are not in `tp->lost`); `params.lt_bw = 0` switches it off;
-//! * app-limited samples: the endpoint marks the sender app-limited only outside loss recovery
-//!   and its send buffer counts payload bytes. Linux (`tcp_rate_check_app_limited`, at every
-//!   write) marks in recovery too (in flight < cwnd, every lost segment retransmitted), and its
-//!   16 MiB `tcp_wmem` counts skb truesize (~2.3 KB a 1448-byte segment) with a writer woken
-//!   only below 2/3 of it: on a 100 Mbit/s, 200 ms path the kernel's rate samples are then
-//!   app-limited 96 % of the time from the first recovery on, its full-pipe test never runs
-//!   and BBR stays in STARTUP for the whole run (`TCP_CC_INFO` pacing gain 739 throughout),
-//!   losing 10× tcplab's packets. Found 2026-11-29 (docs/validate-linux.md), not yet modelled;
+//! * app-limited samples: by default the endpoint marks the sender app-limited only outside
+//!   loss recovery, and its send buffer counts payload bytes. With Linux's send buffer
+//!   (`send_buffer_model = "linux"`, endpoint/sndbuf.rs, which validate-linux uses) the mark is
+//!   Linux's `tcp_rate_check_app_limited` at every write, in recovery too, and the buffer counts
+//!   skb truesize with a writer woken at 1/3 free: on a 100 Mbit/s, 200 ms, 0.5 BDP path this
+//!   keeps the rate samples app-limited and BBR in STARTUP, as the kernel's (2026-11-29);
 //! * the delivery-rate estimator takes samples on ACKs that advance snd_una only (SACKed bytes
 //!   count as delivered when SACKed, see [`rate`]); the 5/4 phase ends on a loss when the
 //!   endpoint has entered recovery or timed out since the phase began;

@@ -107,6 +107,12 @@ impl DeliveryRate {
         self.app_limited = (self.delivered + self.in_flight()).max(1);
     }
 
+    /// As [`DeliveryRate::mark_app_limited`] with `in_flight` bytes counted as in flight
+    /// (Linux `tp->app_limited = (tp->delivered + tcp_packets_in_flight(tp)) ?: 1`).
+    pub fn mark_app_limited_with(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
+    }
+
     /// One past the highest data byte sent.
     pub fn snd_max(&self) -> u64 {
         self.snd_max
