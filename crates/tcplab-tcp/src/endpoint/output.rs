@@ -61,12 +61,22 @@ impl Endpoint {
     #[inline]
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
         let seg = self.poll_transmit_tcp(now);
-        if seg.is_none() && self.cfg.send_buffer_linux && self.linux_writer_wakes() {
-            // TCP has sent what it may; now the woken writer writes (endpoint/sndbuf.rs).
-            self.linux_write();
-            return self.poll_transmit_tcp(now);
+        if seg.is_none() && self.cfg.send_buffer_linux {
+            return self.poll_transmit_after_linux_write(now);
         }
         seg
+    }
+
+    /// TCP has sent what it may; now the woken writer writes (endpoint/sndbuf.rs). Out of line so
+    /// that `poll_transmit_tcp` keeps one inlined call site on the path every other run takes.
+    #[cold]
+    #[inline(never)]
+    fn poll_transmit_after_linux_write(&mut self, now: Nanos) -> Option<Segment> {
+        if !self.linux_writer_wakes() {
+            return None;
+        }
+        self.linux_write();
+        self.poll_transmit_tcp(now)
     }
 
     #[inline]
