@@ -28,6 +28,8 @@ $(VENV)/.deps-stamp: requirements.txt | $(VENV)/bin/python
 # command a user runs) and copied to python/tcplab.data/scripts/tcplab, the wheel's bin/tcplab.
 NATIVE_BIN := python/tcplab/_bin/tcplab-native
 WHEEL_SCRIPT := python/tcplab.data/scripts/tcplab
+PLOT_BIN := python/tcplab/_bin/tcplab-plot
+WHEEL_PLOT_SCRIPT := python/tcplab.data/scripts/tcplab-plot
 $(VENV)/.core-stamp: $(RUST_SRC) $(VENV)/.deps-stamp
 	rm -f $(BIN)/tcplab
 	# maturin wants the wheel's data directory to exist; its script is only copied in by `native`
@@ -45,6 +47,10 @@ native:
 	strip --strip-debug -o $(NATIVE_BIN).tmp target/release/tcplab-native 2>/dev/null || cp target/release/tcplab-native $(NATIVE_BIN).tmp
 	mv -f $(NATIVE_BIN).tmp $(NATIVE_BIN)
 	cp -f $(NATIVE_BIN) $(WHEEL_SCRIPT).tmp && mv -f $(WHEEL_SCRIPT).tmp $(WHEEL_SCRIPT)
+	# `tcplab plot`'s drawing binary, beside the command in both places (crates/tcplab-cli/src/plot_main.rs)
+	strip --strip-debug -o $(PLOT_BIN).tmp target/release/tcplab-plot 2>/dev/null || cp target/release/tcplab-plot $(PLOT_BIN).tmp
+	mv -f $(PLOT_BIN).tmp $(PLOT_BIN)
+	cp -f $(PLOT_BIN) $(WHEEL_PLOT_SCRIPT).tmp && mv -f $(WHEEL_PLOT_SCRIPT).tmp $(WHEEL_PLOT_SCRIPT)
 	if [ -d $(BIN) ]; then rm -f $(BIN)/tcplab && ln -s ../../$(NATIVE_BIN) $(BIN)/tcplab; fi
 
 demo: setup

@@ -208,6 +208,7 @@ def test_installed_tcplab_command_is_native_and_hands_plots_to_python(installed)
     inst = installed
     names = set(zipfile.ZipFile(inst["wheel"]).namelist())
     assert any(re.fullmatch(r"tcplab-[^/]+\.data/scripts/tcplab", n) for n in names), "bin/tcplab as a data script"
+    assert any(re.fullmatch(r"tcplab-[^/]+\.data/scripts/tcplab-plot", n) for n in names), "bin/tcplab-plot, which draws `tcplab plot`"
     assert not any(n.endswith("entry_points.txt") for n in names), "no console script"
     cmd = inst["venv"] / "bin" / "tcplab"
     assert cmd.read_bytes()[:4] == b"\x7fELF", "bin/tcplab is the native binary"

@@ -1,9 +1,9 @@
 //! `tcplab-native`: the `tcplab` command (issue 28). It does `tcplab run`, `validate` and
 //! `bench` itself — parse, build, run, print the summary table and write the run directory
 //! (summary.json, scenario.toml, the trace Parquet files, pcaps, COMPLETE.json) — with no Python
-//! interpreter and no polars in the process — and `tcplab plot` in png and svg (plot.rs, the
-//! graphs of crates/tcplab-plot). The wheel installs it as `bin/tcplab` and `make
-//! setup` links `.venv/bin/tcplab` to it.
+//! interpreter and no polars in the process — and parses `tcplab plot`, which `tcplab-plot` beside
+//! it draws in png and svg (plot.rs, plot_main.rs, the graphs of crates/tcplab-plot). The wheel
+//! installs it as `bin/tcplab` and `make setup` links `.venv/bin/tcplab` to it.
 //!
 //! The Python CLI (`python -m tcplab`, argparse) stays the one full CLI: this binary execs it for
 //! anything it does not take itself (`--help`, a flag value it does not accept, any other
@@ -175,7 +175,7 @@ fn main() {
         Some(("run", a)) => run(a),
         Some(("validate", a)) => validate(a),
         Some(("bench", a)) if bench::takes(a) => bench::run(a),
-        Some(("plot", a)) => plot::run(a, &args),
+        Some(("plot", _)) => exec_plot(&args),
         Some(("__bench-measure", a)) => bench::measure(a),
         Some(("__bench-case", a)) => bench::print_case(a),
         Some(("__flags", _)) => {
@@ -193,6 +193,21 @@ fn main() {
         let _ = std::io::stdout().flush();
         eprintln!("{}", f.message);
         std::process::exit(f.status);
+    }
+}
+
+/// `tcplab plot`: exec `tcplab-plot` from this binary's folder (plot_main.rs), with this process's
+/// argv[0] so that it finds the Python CLI as this binary would; without it, the Python CLI draws.
+fn exec_plot(args: &[OsString]) -> Result<(), Failure> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.join("tcplab-plot")));
+    match exe.filter(|p| p.is_file()) {
+        Some(p) => {
+            let arg0 = std::env::args_os().next().unwrap_or_else(|| OsString::from("tcplab"));
+            let err = std::process::Command::new(&p).arg0(arg0).args(args).exec();
+            Err(Failure::error(format!("cannot start {}: {}", p.display(), fmt::strerror(&err))))
+        }
+        None => exec_python(args),
     }
 }
 
