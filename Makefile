@@ -104,10 +104,10 @@ iperf3:
 	  else echo "note: iperf3 not found; the emulation's iperf3 test will be skipped"; fi; \
 	fi
 
-# Unit and integration tests only (--lib --bins --tests): the examples (benches/ builds them) and
+# Unit and integration tests only (--tests: the targets with `test = true`): the examples (benches/ builds them) and
 # the doc-tests (there are none) would cost a thin-LTO link each, ~1 CPU-minute apiece.
 test-rust:
-	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli --lib --bins --tests
+	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli --tests
 
 # Two passes: the tests not marked `serial` on two worker processes, a file to a worker (pytest-xdist;
 # a 2-core machine), then the `serial` ones alone (real-time emulation, the wheel build, signals
