@@ -229,7 +229,12 @@ def callgrind_instructions(path, out_dir) -> int | None:
         run_child([vg, "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={cg}", "--collect-atstart=no",
                    f"--toggle-collect={CORE_LOOP_SYMBOL}"] + tcplab_command() + ["run", str(path), "--out", str(out_dir)])
         m = re.search(r"^(?:summary|totals):\s*(\d+)", cg.read_text(), re.M)
-        return int(m.group(1)) if m else None
+        if not m or int(m.group(1)) == 0:
+            # callgrind never entered the loop: its symbol is gone (inlined or stripped)
+            raise RuntimeError(f"callgrind counted no instructions inside {CORE_LOOP_SYMBOL}: the core loop's symbol is "
+                               f"missing from {' '.join(tcplab_command())} (inlined or stripped), so instructions per event "
+                               "cannot be measured")
+        return int(m.group(1))
 
 
 def measure_processes(name: str, repeat: int = 3, callgrind: bool = False) -> dict:

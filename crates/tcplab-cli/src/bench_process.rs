@@ -138,13 +138,22 @@ pub fn measure_processes(exe: &Path, name: &str, repeat: u64, callgrind: bool) -
                 let rest = l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:"))?;
                 rest.split_whitespace().next()?.parse::<u64>().ok()
             });
-            if let Some(ir) = ir.filter(|&i| i > 0) {
-                let (_, ev) = summary_figures(&out)?;
-                figures.instructions_per_event = Some(ir as f64 / ev as f64);
-            }
+            // No count means callgrind never entered the loop: its symbol is gone (inlined or
+            // stripped), and a "-" in the table would hide that the figure is missing.
+            let ir = ir.filter(|&i| i > 0).ok_or_else(|| Failure::error(missing_loop_message(exe)))?;
+            let (_, ev) = summary_figures(&out)?;
+            figures.instructions_per_event = Some(ir as f64 / ev as f64);
         }
     }
     Ok(figures)
+}
+
+/// Why `--callgrind` has no figure when valgrind ran but counted nothing.
+fn missing_loop_message(exe: &Path) -> String {
+    format!(
+        "callgrind counted no instructions inside {CORE_LOOP_SYMBOL}: the core loop's symbol is missing from {} (inlined or stripped), so instructions per event cannot be measured",
+        exe.display()
+    )
 }
 
 fn which(program: &str) -> Option<PathBuf> {

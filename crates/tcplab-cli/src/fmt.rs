@@ -86,21 +86,9 @@ pub fn fixed(v: f64, nd: usize) -> String {
     }
 }
 
-/// Python's `f"{v:g}"`: six significant digits, trailing zeros dropped.
-pub fn g(v: f64) -> String {
-    if !v.is_finite() || v == 0.0 {
-        return if v == 0.0 { "0".into() } else { fixed(v, 0) };
-    }
-    let sci = format!("{v:.5e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap();
-    let exp: i32 = exp.parse().unwrap();
-    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-    if (-4..6).contains(&exp) {
-        trim(format!("{v:.*}", (5 - exp) as usize))
-    } else {
-        format!("{}e{}{:02}", trim(mantissa.to_string()), if exp < 0 { '-' } else { '+' }, exp.abs())
-    }
-}
+/// Python's `f"{v:g}"`: six significant digits, trailing zeros dropped; one copy, the graphs'
+/// tick labels' (tcplab-plot).
+pub use tcplab_plot::figure::g;
 
 /// The run's progress on a terminal: simulated seconds, shown once a run has taken a second
 /// and erased when it ends (as `tcplab.progress.SimProgress`); nothing off a terminal.

@@ -233,6 +233,11 @@ impl Simulation {
     /// [`Simulation::run_with_progress`] with the simulation lent mutably between slices, so
     /// that a caller can take the trace rows recorded so far (the native CLI streams them to
     /// disk, issue 28).
+    ///
+    /// Never inlined: `tcplab bench --callgrind` counts the instructions executed inside this
+    /// function, found by its symbol name (`*Simulation::run_with_progress*`); inlined into its
+    /// caller (as a link-time inlining change once did) it has no symbol and nothing is counted.
+    #[inline(never)]
     pub fn run_with_progress_mut(&mut self, mut progress: impl FnMut(&mut Simulation) -> bool) -> bool {
         let slice = (self.end.0 / 200).max(1_000_000);
         // The slice boundary advances on its own: the clock only moves to event times, and a
