@@ -365,6 +365,20 @@ def test_bench_callgrind_counts_the_core_loop_on_both_paths():
     assert a["instructions_per_event"] == pytest.approx(b["instructions_per_event"], rel=0.01)
 
 
+@pytest.mark.skipif(not (__import__("shutil").which("valgrind") and __import__("shutil").which("strip")),
+                    reason="valgrind or strip not installed")
+def test_bench_callgrind_fails_loudly_without_the_core_loop_symbol(tmp_path):
+    """A binary whose core-loop symbol is gone (here stripped; once, inlined by a link-time
+    change) makes `bench --callgrind` an error naming the symbol, not a silent "-"."""
+    stripped = tmp_path / "tcplab-native"
+    subprocess.run(["strip", "-o", str(stripped), NATIVE], check=True)
+    env = dict(os.environ, TCPLAB_PYTHON=sys.executable)
+    p = subprocess.run([str(stripped), "bench", "cbr-p2p", "--repeat", "1", "--no-process", "--callgrind"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode != 0
+    assert "callgrind counted no instructions inside *Simulation::run_with_progress*" in p.stderr, p.stderr
+
+
 def test_bench_list_alike():
     """`tcplab bench --list` is printed by the binary, from the one definition, as Python prints it."""
     env = dict(os.environ, TCPLAB_NO_HANDBACK="1")
