@@ -1,23 +1,28 @@
 //! Event handling must not allocate per event on the hot path: after a warm-up, a steady-state
 //! run performs only the rare amortized growth of result vectors (monitor intervals), far fewer
-//! allocations than events.
+//! allocations than events. And an idle connection stays under 2 KB (issue 28).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
+/// Heap bytes live (requested sizes, not the allocator's rounding).
+static LIVE: AtomicI64 = AtomicI64::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        LIVE.fetch_add(l.size() as i64, Ordering::Relaxed);
         System.alloc(l)
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
         System.dealloc(p, l)
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        LIVE.fetch_add(n as i64 - l.size() as i64, Ordering::Relaxed);
         System.realloc(p, l, n)
     }
 }
@@ -153,4 +158,44 @@ fn tcp_hot_path_does_not_allocate_at_4096_flows() {
     eprintln!("tcp x {n}: {allocs} allocations in {events} events");
     assert!(events > 500_000);
     assert!(allocs * 1_000 < events, "{allocs} allocations in {events} events");
+}
+
+/// Issue 28: "idle flows cost ≤ 2 KB each". 10⁴ connections built as `build::tcp` builds the
+/// benchmark dumbbell's (newreno, 1448-byte MSS, 1 MB buffers, window scaling; alike flows share
+/// their two configurations), handshaken directly between their endpoints and left idle: the
+/// heap they hold, their slots in the connection vector included, is at most 2,048 bytes each
+/// (`examples/idle_conns.rs` prints the same for 10⁵, with the RSS).
+#[test]
+fn an_idle_connection_takes_at_most_2_kb() {
+    use std::sync::Arc;
+    use tcplab::sim::TcpConn;
+    use tcplab_tcp::{Endpoint, EndpointConfig};
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cfg = EndpointConfig::for_variant("newreno").unwrap();
+    (cfg.mss, cfg.send_buffer, cfg.recv_buffer, cfg.window_scaling) = (1448, 1 << 20, 1 << 20, true);
+    let mut rcfg = cfg.clone();
+    rcfg.close_on_peer_fin = true;
+    let cfg = [Arc::new(cfg), Arc::new(rcfg)];
+    let n = 10_000u32;
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut conns: Vec<TcpConn> = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let mut ep = [Endpoint::new_shared(cfg[0].clone(), i as u64, 0), Endpoint::new_shared(cfg[1].clone(), i as u64, 0x8000_0000)];
+        ep[1].listen();
+        ep[0].connect(0);
+        for now in [1_000_000, 2_000_000, 3_000_000] {
+            for side in 0..2 {
+                while let Some(seg) = ep[side].poll_transmit(now) {
+                    ep[1 - side].on_segment(now, &seg);
+                }
+            }
+        }
+        assert!(ep[0].is_established() && ep[1].is_established(), "handshake of connection {i}");
+        conns.push(TcpConn::bulk(format!("tcp{i}"), "newreno".into(), 2 * i, 2 * i + 1, SimTime::ZERO, None, None, ep, false));
+    }
+    let per_conn = (LIVE.load(Ordering::Relaxed) - before) as f64 / n as f64;
+    eprintln!("idle connection: {per_conn:.0} B (size_of TcpConn {} B)", std::mem::size_of::<TcpConn>());
+    assert!(per_conn >= std::mem::size_of::<TcpConn>() as f64, "the slots are counted");
+    assert!(per_conn <= 2048.0, "{per_conn:.0} B per idle connection");
+    std::hint::black_box(&conns);
 }

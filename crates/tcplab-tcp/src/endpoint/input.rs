@@ -176,7 +176,7 @@ impl Endpoint {
             return false;
         }
         self.take_sack_blocks(now, seg, ack);
-        if self.hooks.cc && ack > self.snd_una {
+        if self.hooks.cc() && ack > self.snd_una {
             // Every ACK that advances snd_una, before the ECN reaction (Linux `in_ack_event`).
             let bytes = (self.data_acked(ack) - self.data_acked(self.snd_una)).min(u32::MAX as u64) as u32;
             let ece = self.ecn.ok && seg.flags.contains(Flags::ECE);
@@ -534,7 +534,7 @@ impl Endpoint {
                 // Planted fault (crate::faults): the congestion-avoidance increase, twice.
                 self.w.cwnd = self.w.cwnd.saturating_add(self.w.cwnd - before).min(self.w.max_cwnd.max(before));
             }
-        } else if self.hooks.cc {
+        } else if self.hooks.cc() {
             let view = sender_view!(self, now, 0);
             self.cc.on_ack_in_recovery(&mut self.w, &sample, &view);
             self.report_recovery_pipe(newly_data);

@@ -103,43 +103,47 @@ mod output;
 mod pacing;
 pub mod sndbuf;
 mod timers;
+#[cfg(test)]
+mod layout;
 
 /// A sans-IO TCP endpoint. See the crate documentation.
 ///
-/// Field order is deliberate (`repr(C)`, hot first; issue 28): at thousands of flows an
-/// endpoint is cold when its next segment arrives, and every cache line an ACK or a data
-/// segment touches is a miss. The first ~10 lines hold what segment processing, output and
-/// `next_timer` read or write; the counters follow (their hot ones first, see [`ConnStats`]);
-/// handshake, read-rate and SACK-receiver state come last. The rare and the large are boxed.
+/// Field order is deliberate (`repr(C)`; issue 28): at thousands of flows an endpoint is cold
+/// when its next segment arrives, and every cache line a segment touches is a miss. The fields
+/// are grouped by who touches them (benches/2026-11-29-grow.md): first what every event reads
+/// on both sides of a connection (`next_timer`'s deadlines and the reader, the pending-segment
+/// slots `poll_transmit` checks, the state and flags); then the receive side (a data segment's
+/// and `drain_reads`' fields, the ACK state), which a sender also reads when it builds a
+/// segment; then the send side, the ECN state and the retransmit timer, which a receiver reads
+/// too (the window update, `try_send_data`'s tests, the timer's deadline); then what only a
+/// sender touches (the send log, the RTT clocks); the counters (their hot ones first, see
+/// [`ConnStats`]); the handshake and the SACK receiver last. The rare and the large are boxed.
+/// No padding: 896 bytes (`endpoint/layout.rs` prints the offsets and holds the size).
 #[derive(Debug)]
 #[repr(C)]
 pub struct Endpoint {
+    // Every event, both sides.
     /// Shared between endpoints built from one configuration (192 bytes each otherwise; issue 28).
     cfg: Arc<EndpointConfig>,
     cc: Box<dyn CongestionControl>,
     rec: Box<dyn LossRecovery>,
-
-    // Sender, in 64-bit offsets of our sequence space (0 = SYN, 1 = first data byte).
-    snd_una: u64,
-    snd_nxt: u64,
-    snd_max: u64,
-    snd_wl1: u64,
-    snd_wl2: u64,
-    app_written: u64,
-    /// Linux's send buffer (`cfg.send_buffer_linux`): what the writer has handed to TCP.
-    wr: sndbuf::LinuxWriter,
-    // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
-    rcv_nxt: u64,
-    rcv_adv: u64,
-    w: CcWindow,
-    iss: u32,
-    irs: u32,
-    // Negotiated.
-    eff_mss: u32,
-    snd_wnd: u32,
-    max_sndwnd: u32,
-    dupacks: u32,
-    ts_recent: u32,
+    tw_deadline: Opt64,
+    /// A rate-limited receiving application (allocated by [`Endpoint::set_read_rate`]; absent,
+    /// it reads instantly, as every endpoint but a few do: issue 28's idle flows). Read at every
+    /// segment and every `next_timer`.
+    reader: Option<Box<Reader>>,
+    pending_retx: Opt64,
+    /// Boxed: a RST is rare, and 76 bytes inline would be paid by every idle endpoint.
+    rst_pending: Option<Box<Segment>>,
+    /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
+    /// Boxed for the same reason as `rst_pending`.
+    ecn_ack_pending: Option<Box<Segment>>,
+    /// Boxed, and only when `cfg.trace`: the columns take 456 bytes inline, which an untraced
+    /// endpoint (the default) would carry in its cache footprint for nothing (issue 13).
+    trace: Option<Box<Trace>>,
+    /// Rate pacing's release clock (only moves when the CC sets a pacing rate; `next_timer`
+    /// reads its wake-up).
+    pacing: pacing::PacingClock,
     // Clocks.
     tcp_now: u32,
     /// BSD `t_idle`: slow ticks since a segment was last received.
@@ -159,43 +163,53 @@ pub struct Endpoint {
     sack_in_n: u8,
     /// Which of the hooks for modern TCP this endpoint calls (decided when it is built).
     hooks: ModernHooks,
-    fin_seq: Opt64,
-    pending_retx: Opt64,
-    fine_srtt: Opt64,
-    last_send: Opt64,
-    /// Boxed: a RST is rare, and 76 bytes inline would be paid by every idle endpoint.
-    rst_pending: Option<Box<Segment>>,
-    /// DCTCP receiver: the immediate ACK of a CE-state change (RFC 8257 §3.2), sent first.
-    /// Boxed for the same reason as `rst_pending`.
-    ecn_ack_pending: Option<Box<Segment>>,
-    /// Boxed, and only when `cfg.trace`: the columns take 456 bytes inline, which an untraced
-    /// endpoint (the default) would carry in its cache footprint for nothing (issue 13).
-    trace: Option<Box<Trace>>,
-    /// The SACK blocks of the ACK being processed, unwrapped (allocated at the first ACK that
-    /// carries any: a connection without SACK never needs it).
-    sack_in: Option<Box<[(u64, u64); 4]>>,
-    timer: RetransmitTimer,
+    ts_recent: u32,
+
+    // Receiver, in 64-bit offsets of the peer's sequence space (0 = peer SYN).
+    rcv_nxt: u64,
+    rcv_adv: u64,
+    app_read: u64,
+    read_last: Nanos,
+    peer_fin: Opt64,
+    hs_rtt: Opt64,
+    irs: u32,
+    // Negotiated.
+    eff_mss: u32,
+    reass: Vec<(u64, u64)>,
     ack: AckState,
-    log: SendLog,
+
+    // Sender, in 64-bit offsets of our sequence space (0 = SYN, 1 = first data byte).
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    snd_wl1: u64,
+    snd_wl2: u64,
+    app_written: u64,
+    /// Linux's send buffer (`cfg.send_buffer_linux`): what the writer has handed to TCP.
+    wr: sndbuf::LinuxWriter,
+    w: CcWindow,
+    iss: u32,
+    snd_wnd: u32,
+    max_sndwnd: u32,
+    dupacks: u32,
+    fin_seq: Opt64,
     // ECN (RFC 3168) and SACK (RFC 2018) seams: state lives in `ecn.rs`, `sack.rs` and the
     // SACK recovery modules; the endpoint only carries it between segments.
     ecn: EcnState,
-    /// Rate pacing's release clock (only moves when the CC sets a pacing rate).
-    pacing: pacing::PacingClock,
-    tw_deadline: Opt64,
-    app_read: u64,
-    read_last: Nanos,
-    reass: Vec<(u64, u64)>,
-    peer_fin: Opt64,
+    timer: RetransmitTimer,
+
+    // The sender alone.
+    log: SendLog,
+    fine_srtt: Opt64,
+    last_send: Opt64,
+    /// The SACK blocks of the ACK being processed, unwrapped (allocated at the first ACK that
+    /// carries any: a connection without SACK never needs it).
+    sack_in: Option<Box<[(u64, u64); 4]>>,
 
     stats: ConnStats,
 
-    // Cold: the handshake, a rate-limited reader, the SACK receiver's block list.
-    /// A rate-limited receiving application (allocated by [`Endpoint::set_read_rate`]; absent,
-    /// it reads instantly, as every endpoint but a few do: issue 28's idle flows).
-    reader: Option<Box<Reader>>,
+    // Cold: the handshake, the SACK receiver's block list.
     hs_sent_at: Opt64,
-    hs_rtt: Opt64,
     /// Allocated at the first out-of-order or duplicate segment of a SACK connection (only
     /// those write it): the others, and every idle connection, carry a pointer (issue 28).
     sack_rcv: Option<Box<SackReceiver>>,
@@ -216,28 +230,41 @@ struct Reader {
 /// (Reno/NewReno/Vegas/scalable CC, no RACK) would pay them for no-ops, ~7 % of a NewReno
 /// dumbbell's instructions (issue 28). They are skipped when the parts are known to leave them
 /// at their defaults; parts supplied by a caller ([`Endpoint::with_parts`]) get every hook.
+///
+/// One byte of flags (three `bool`s would be three, and the endpoint would pad to 912 bytes:
+/// issue 28's idle flows).
 #[derive(Clone, Copy, Debug)]
-struct ModernHooks {
+struct ModernHooks(u8);
+
+impl ModernHooks {
     /// The CC may override `pacing_rate`, `on_ack_event`, `on_app_limited`,
     /// `on_ack_in_recovery` or `on_recovery_pipe`.
-    cc: bool,
+    const CC: u8 = 1;
     /// The loss recovery may keep a timer of its own (`next_timer`/`on_timer`).
-    rec_timer: bool,
+    const REC_TIMER: u8 = 2;
     /// The CC may keep a timer of its own (Vegas' and the scalable family's; Reno's never): a
     /// Reno receiver otherwise visits its CC's allocation (a cache miss at thousands of flows)
     /// and makes a virtual call at every `next_timer` (issue 28).
-    cc_timer: bool,
-}
-
-impl ModernHooks {
-    const ALL: ModernHooks = ModernHooks { cc: true, rec_timer: true, cc_timer: true };
+    const CC_TIMER: u8 = 4;
+    const ALL: ModernHooks = ModernHooks(Self::CC | Self::REC_TIMER | Self::CC_TIMER);
 
     fn of(cfg: &EndpointConfig) -> ModernHooks {
         let kind = &cfg.variant;
         let own_recovery = !kind.cc.owns_loss_recovery() && cfg.lite.is_none();
         // `CcKind::build` makes a `RenoCc` or a `LinuxRenoCc` of these: neither has a timer.
         let cc_timer = !matches!(kind.cc, crate::cc::CcKind::Reno { .. } | crate::cc::CcKind::LinuxReno);
-        ModernHooks { cc: kind.cc.uses_modern_hooks(), rec_timer: own_recovery && kind.recovery.has_own_timer(), cc_timer }
+        let bit = |on: bool, b: u8| if on { b } else { 0 };
+        ModernHooks(bit(kind.cc.uses_modern_hooks(), Self::CC) | bit(own_recovery && kind.recovery.has_own_timer(), Self::REC_TIMER) | bit(cc_timer, Self::CC_TIMER))
+    }
+
+    fn cc(self) -> bool {
+        self.0 & Self::CC != 0
+    }
+    fn rec_timer(self) -> bool {
+        self.0 & Self::REC_TIMER != 0
+    }
+    fn cc_timer(self) -> bool {
+        self.0 & Self::CC_TIMER != 0
     }
 }
 

@@ -189,7 +189,7 @@ impl Endpoint {
 
     /// Tell the CC the recovery's pipe after an ACK (BBR's packet conservation).
     pub(super) fn report_recovery_pipe(&mut self, delivered: u64) {
-        if !self.hooks.cc {
+        if !self.hooks.cc() {
             return;
         }
         let g = self.send_gate();
@@ -258,7 +258,7 @@ impl Endpoint {
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
         let mut len = avail.min(self.eff_mss as u64).min(usable);
-        if self.hooks.cc && avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() && !self.cfg.send_buffer_linux {
+        if self.hooks.cc() && avail < self.eff_mss as u64 && off < win && !self.rec.in_recovery() && !self.cfg.send_buffer_linux {
             // Less than a segment to send with room in the window: the application limits us.
             self.cc.on_app_limited();
         }

@@ -36,7 +36,7 @@ pub(crate) struct PacingClock {
 impl Endpoint {
     /// Whether a data segment must wait for the pacing clock now; arms the wake-up if so.
     pub(super) fn pacing_holds(&mut self, now: Nanos) -> bool {
-        if !self.hooks.cc || self.pacing.next <= now || self.cc.pacing_rate().is_none() {
+        if !self.hooks.cc() || self.pacing.next <= now || self.cc.pacing_rate().is_none() {
             return false;
         }
         self.pacing.wake = crate::opt64::Opt64::some(self.pacing.next);
@@ -45,7 +45,7 @@ impl Endpoint {
 
     /// A data segment of `len` payload bytes left now: advance the release clock.
     pub(super) fn pacing_on_send(&mut self, now: Nanos, len: u32) {
-        if !self.hooks.cc {
+        if !self.hooks.cc() {
             return;
         }
         let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0) else { return };

@@ -86,7 +86,7 @@ impl Endpoint {
     /// An application write (`tcp_sendmsg_locked`): the app-limited check, then copy until the
     /// buffer is full.
     pub(super) fn linux_write(&mut self) {
-        if self.hooks.cc && self.linux_app_limited() {
+        if self.hooks.cc() && self.linux_app_limited() {
             let in_flight = match self.rec.pipe_bytes() {
                 Some(p) => p.max(0) as u64,
                 None => self.snd_max.saturating_sub(self.snd_una),

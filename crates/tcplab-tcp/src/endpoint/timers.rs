@@ -23,11 +23,11 @@ impl Endpoint {
         m(self.ack.delack_deadline.get());
         m(self.tw_deadline.get());
         m(self.read_wake());
-        if self.hooks.rec_timer {
+        if self.hooks.rec_timer() {
             m(self.rec.next_timer());
         }
         if self.is_established() {
-            if self.hooks.cc_timer {
+            if self.hooks.cc_timer() {
                 m(self.cc.next_timer());
             }
             m(self.pacing_deadline());
@@ -47,11 +47,11 @@ impl Endpoint {
         self.drain_reads(now);
         self.ack.on_timer(now);
         self.pacing_on_timer(now);
-        if self.hooks.cc_timer && self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
+        if self.hooks.cc_timer() && self.is_established() && self.cc.next_timer().is_some_and(|d| d <= now) {
             self.cc.on_timer(now, &mut self.w);
             self.note_cwnd();
         }
-        if self.hooks.rec_timer && self.rec.next_timer().is_some_and(|d| d <= now) {
+        if self.hooks.rec_timer() && self.rec.next_timer().is_some_and(|d| d <= now) {
             // The recovery's own timer (RACK's reorder timer): no ACK, so no SACK blocks.
             self.sack_in_n = 0;
             let out = {
