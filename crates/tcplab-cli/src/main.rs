@@ -19,6 +19,8 @@ mod bench_table;
 mod fmt;
 mod launch;
 mod plot;
+mod reproduce;
+mod reproduce_spec;
 mod rundir;
 mod table;
 mod traces;
@@ -98,6 +100,7 @@ fn command() -> Command {
         .subcommand(validate)
         .subcommand(bench::command())
         .subcommand(plot::command())
+        .subcommand(reproduce::command())
         .subcommands(bench::helper_commands())
         .subcommand(Command::new("__flags").hide(true))
 }
@@ -143,9 +146,9 @@ fn print_native_help(cmd: &Command, args: &[OsString]) {
     );
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+pub(crate) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_sigint(_: libc::c_int) {
+pub(crate) extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
 }
 
@@ -176,6 +179,7 @@ fn main() {
         Some(("validate", a)) => validate(a),
         Some(("bench", a)) if bench::takes(a) => bench::run(a),
         Some(("plot", _)) => exec_plot(&args),
+        Some(("reproduce", a)) if reproduce::takes(a) => reproduce::run(a, &args),
         Some(("__bench-measure", a)) => bench::measure(a),
         Some(("__bench-case", a)) => bench::print_case(a),
         Some(("__flags", _)) => {
