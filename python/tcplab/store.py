@@ -86,6 +86,8 @@ def _table_name(section: str) -> str:
 
 
 AQM_TABLES = ("aqm", "aqm_causes", "aqm_flow_queues")
+#: The most values a batch inserts as one VALUES statement (Store._insert); larger ones go through polars.
+_VALUES_MAX = 50_000
 _AQM_DDL = {
     "aqm": "hash VARCHAR, link VARCHAR, class VARCHAR, departed BIGINT, sojourn_p50_s DOUBLE, sojourn_p95_s DOUBLE, "
            "sojourn_p99_s DOUBLE, drops BIGINT, marks BIGINT",
@@ -266,9 +268,19 @@ class Store:
     def _insert(self, table: str, rows: list[dict]) -> None:
         """Insert through a polars frame, which DuckDB reads as Arrow (one statement however many
         rows; far cheaper than executemany), columns cast to the table's types. (Not through
-        pyarrow.array: it imports pandas, 0.3-0.5 s of a short reproduction.)"""
-        import polars as pl
+        pyarrow.array: it imports pandas, 0.3-0.5 s of a short reproduction.) A small batch (a
+        reproduction's runs) while polars is not loaded goes in as one parameterised VALUES
+        statement, each value cast to its column's type: importing polars would be most of a short
+        reproduction's Python step (0.3-0.9 s; `tcplab reproduce --no-report` runs natively)."""
+        import sys
         cols = [c for c in self._types[table] if any(c in r for r in rows)]
+        if "polars" not in sys.modules and len(rows) * len(cols) <= _VALUES_MAX:
+            types = [self._types[table][c] for c in cols]
+            one = "(" + ", ".join(f"CAST(? AS {t})" for t in types) + ")"
+            params = [float(v) if t == "DOUBLE" and v is not None else v for r in rows for c, t in zip(cols, types) for v in (r.get(c),)]
+            self.con.execute(f"INSERT INTO {_q(table)} ({', '.join(_q(c) for c in cols)}) VALUES {', '.join([one] * len(rows))}", params)
+            return
+        import polars as pl
         arrays = []
         for i, c in enumerate(cols):
             vals = [r.get(c) for r in rows]
