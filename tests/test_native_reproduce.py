@@ -159,6 +159,16 @@ def test_what_goes_to_python_as_a_whole(args, tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tcplab-prerun-")]
 
 
+def test_no_python_to_hand_over_to(tmp_path):
+    """The runs done, an interpreter that cannot start: the error names it, exit 2, and the
+    staging folder does not stay behind."""
+    exp = experiment(tmp_path)
+    p = native("reproduce", exp, "--no-report", "--out", tmp_path / "o", env={"TCPLAB_PYTHON": str(tmp_path / "nope")})
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(f"error: cannot start the Python CLI ({tmp_path / 'nope'}): "), p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["exp"]
+
+
 @pytest.mark.parametrize("args", [["reproduce", "no/such-study", "--no-report"], ["reproduce", "brakmo/single-transfer", "--no-report", "--seeds", "0"],
                                   ["reproduce", "brakmo/single-transfer", "--no-report", "--jobs", "x"],
                                   ["reproduce", "brakmo/single-transfer", "--no-report", "--bogus"],

@@ -126,13 +126,14 @@ fn wants_help(args: &[OsString]) -> bool {
 /// The help of the commands this binary runs itself, for when the Python CLI (whose argparse
 /// help is the full one) cannot start: a checkout without its virtual environment.
 fn print_native_help(cmd: &Command, args: &[OsString]) {
-    let sub = args.iter().filter_map(|a| a.to_str()).find_map(|a| cmd.find_subcommand(a).filter(|s| !s.is_hide_set()));
+    let sub = args.iter().filter_map(|a| a.to_str()).find_map(|a| cmd.find_subcommand(a).filter(|s| !s.is_hide_set() && s.get_name() != "reproduce"));
     let mut out = String::new();
     match sub {
         Some(s) => out.push_str(&s.clone().bin_name(format!("tcplab {}", s.get_name())).render_help().to_string()),
         None => {
             out.push_str("usage: tcplab COMMAND ...\n\ncommands this binary runs itself (no Python):\n");
-            for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            // `reproduce` runs its runs here but needs the Python CLI for the comparison
+            for s in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "reproduce") {
                 out.push_str(&format!("  {}\n", s.get_name()));
             }
             out.push_str("\n`tcplab COMMAND --help` lists a command's options.\n");

@@ -191,6 +191,9 @@ fn write_results(staging: &Path, done: &[Done]) -> std::io::Result<()> {
 /// `tcplab reproduce NAME --no-report ...`: the runs here, then the Python CLI with the same
 /// arguments (see the module's note). Returns only on an interrupt or when nothing could start.
 pub fn run(a: &ArgMatches, args: &[OsString]) -> Result<(), Failure> {
+    if std::env::var_os("TCPLAB_NO_HANDBACK").is_some_and(|v| v == "1") {
+        exec_python(args); // a caller that runs what the binary hands back itself
+    }
     let name = PathBuf::from(a.get_one::<OsString>("experiment").unwrap());
     let Some(folder) = find_experiment(&name) else { exec_python(args) };
     let out = match a.get_one::<PathBuf>("out") {
@@ -224,6 +227,10 @@ pub fn run(a: &ArgMatches, args: &[OsString]) -> Result<(), Failure> {
         let _ = std::fs::remove_dir_all(&staging);
         exec_python(args);
     }
-    std::env::set_var(PRERUN_ENV, &staging);
-    exec_python(args)
+    // As launch::exec_python, but a Python CLI that cannot start leaves no staging folder behind.
+    use std::os::unix::process::CommandExt;
+    let python = crate::launch::python();
+    let err = std::process::Command::new(&python).env(PRERUN_ENV, &staging).arg("-m").arg("tcplab").args(args).exec();
+    let _ = std::fs::remove_dir_all(&staging);
+    Err(Failure::error(format!("cannot start the Python CLI ({}): {err}", Path::new(&python).display())))
 }
