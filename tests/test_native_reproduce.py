@@ -159,6 +159,18 @@ def test_what_goes_to_python_as_a_whole(args, tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tcplab-prerun-")]
 
 
+def test_an_error_the_python_step_finds_after_the_runs(tmp_path):
+    """A claim naming no variant: the binary does not read claims, runs the runs, and the
+    Python step reports the file's error as the Python path does; no OUT, no staging left."""
+    exp = experiment(tmp_path)
+    (exp / "reproduce.toml").write_text(SPEC.replace("mean('vegas', 'throughput_KBps') >=", "mean('cubic', 'throughput_KBps') >="))
+    a = native("reproduce", exp, "--no-report", "--out", tmp_path / "a")
+    b = python_cli("reproduce", exp, "--no-report", "--out", tmp_path / "a")
+    assert a.returncode == b.returncode == 2
+    assert (a.stdout, a.stderr) == (b.stdout, b.stderr) and "unknown variant 'cubic'" in a.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["exp"]
+
+
 def test_no_python_to_hand_over_to(tmp_path):
     """The runs done, an interpreter that cannot start: the error names it, exit 2, and the
     staging folder does not stay behind."""
@@ -189,3 +201,51 @@ def test_a_bad_override_is_the_python_paths_located_error(tmp_path):
     assert a.returncode == b.returncode == 2
     assert a.stderr == b.stderr and f"{exp / 'reproduce.toml'}:" in a.stderr and "tcp[0].bytes" in a.stderr
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tcplab-prerun-")]
+
+
+def bundled() -> list[str]:
+    from tcplab.fidelity import experiments
+    return [name for name, _ in experiments(ROOT / "scenarios")]
+
+
+def python_tasks(name: str, tmp_path: Path, monkeypatch, **kw) -> list[tuple]:
+    """The Python step's task list for `name`: (resolved scenario SHA-256, seed, saved) per task,
+    taken where it looks for the native runs (nothing is run)."""
+    import tcplab.reproduce as rp
+    staging = tmp_path / ".tcplab-prerun-x"
+    staging.mkdir()
+    monkeypatch.setenv("TCPLAB_REPRODUCE_PRERUN", str(staging))
+    got = []
+
+    class Stop(Exception):
+        pass
+
+    def capture(_staging, tasks, resolved_sha):
+        got.extend((resolved_sha[t.hash], t.seed, t.save == "all") for t in tasks)
+        raise Stop
+
+    monkeypatch.setattr(rp, "_prerun_results", capture)
+    with pytest.raises(Stop):
+        rp.reproduce(name, out=tmp_path / "out", report=False, **kw)
+    return sorted(got)
+
+
+@pytest.mark.parametrize("name", bundled())
+def test_the_native_task_list_is_the_python_steps(name, tmp_path, monkeypatch):
+    """For every bundled reproduction the binary runs exactly the runs the Python step would
+    (same resolved scenarios, seeds and saved runs), so none is run twice or left to Python."""
+    monkeypatch.setenv("TCPLAB_SCENARIOS", str(ROOT / "scenarios"))
+    p = native("__reproduce-tasks", name, env={"TCPLAB_SCENARIOS": str(ROOT / "scenarios")})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout != "unsupported\n", f"{name}: the native reader leaves it to Python"
+    ours = sorted((r["scenario_sha256"], r["seed"], r["save"]) for r in map(json.loads, p.stdout.splitlines()))
+    assert ours == python_tasks(name, tmp_path, monkeypatch)
+
+
+def test_seed_and_seeds_alike(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCPLAB_SCENARIOS", str(ROOT / "scenarios"))
+    name = "brakmo/send-buffer-background"
+    p = native("__reproduce-tasks", name, "--seed", "7", "--seeds", "2", env={"TCPLAB_SCENARIOS": str(ROOT / "scenarios")})
+    ours = sorted((r["scenario_sha256"], r["seed"], r["save"]) for r in map(json.loads, p.stdout.splitlines()))
+    assert {s for _, s, _ in ours} == {7, 8}
+    assert ours == python_tasks(name, tmp_path, monkeypatch, seed=7, seeds=2)

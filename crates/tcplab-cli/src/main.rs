@@ -101,6 +101,7 @@ fn command() -> Command {
         .subcommand(bench::command())
         .subcommand(plot::command())
         .subcommand(reproduce::command())
+        .subcommand(reproduce::tasks_command())
         .subcommands(bench::helper_commands())
         .subcommand(Command::new("__flags").hide(true))
 }
@@ -181,6 +182,7 @@ fn main() {
         Some(("bench", a)) if bench::takes(a) => bench::run(a),
         Some(("plot", _)) => exec_plot(&args),
         Some(("reproduce", a)) if reproduce::takes(a) => reproduce::run(a, &args),
+        Some(("__reproduce-tasks", a)) => reproduce::print_tasks(a),
         Some(("__bench-measure", a)) => bench::measure(a),
         Some(("__bench-case", a)) => bench::print_case(a),
         Some(("__flags", _)) => {

@@ -61,6 +61,32 @@ pub fn command() -> Command {
         .arg(Arg::new("ray-address").long("ray-address").value_name("ADDR"))
 }
 
+/// `tcplab-native __reproduce-tasks NAME [--seed S] [--seeds N]`: the runs the binary would run,
+/// one JSON line each (resolved scenario SHA-256, seed, saved), or "unsupported" when it would
+/// hand the whole command line to Python; tests/test_native_reproduce.py sets them beside the
+/// Python step's task list for every bundled reproduction.
+pub fn tasks_command() -> Command {
+    Command::new("__reproduce-tasks")
+        .hide(true)
+        .arg(Arg::new("experiment").required(true).value_parser(clap::value_parser!(OsString)))
+        .arg(Arg::new("seed").long("seed").value_parser(fmt::parse_seed))
+        .arg(Arg::new("seeds").long("seeds").value_parser(positive_int))
+}
+
+pub fn print_tasks(a: &ArgMatches) -> Result<(), Failure> {
+    let name = PathBuf::from(a.get_one::<OsString>("experiment").unwrap());
+    let list = find_experiment(&name).and_then(|f| tasks(&f, a.get_one::<u64>("seed").copied(), a.get_one::<u64>("seeds").copied()));
+    match list {
+        None => println!("unsupported"),
+        Some(list) => {
+            for t in list {
+                println!("{{\"scenario_sha256\": \"{}\", \"seed\": {}, \"save\": {}}}", t.scenario_sha256, t.seed, t.save_all);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether this command line runs its runs here: an experiment, no report, the local backend.
 pub fn takes(a: &ArgMatches) -> bool {
     a.get_one::<OsString>("experiment").is_some()
