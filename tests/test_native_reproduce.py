@@ -249,3 +249,41 @@ def test_seed_and_seeds_alike(tmp_path, monkeypatch):
     ours = sorted((r["scenario_sha256"], r["seed"], r["save"]) for r in map(json.loads, p.stdout.splitlines()))
     assert {s for _, s, _ in ours} == {7, 8}
     assert ours == python_tasks(name, tmp_path, monkeypatch, seed=7, seeds=2)
+
+
+def test_the_store_is_the_same_through_lists_and_polars(tmp_path, monkeypatch):
+    """Store._insert without polars loaded (the Python step of a native reproduce: column lists,
+    unnested) writes the tables polars' frames write: the same columns, types and values."""
+    import tcplab.store as st
+    from tcplab.sweep import Task
+    items = []
+    for i, variant in enumerate(["reno", "vegas", "lite.0"]):
+        p = native("run", SCENARIO, "--json", "--seed", i + 1, "--set", f"tcp[0].variant=\"{variant}\"", "--set", "tcp[0].bytes=\"100KB\"",
+                   "--out", tmp_path / f"r{i}")
+        assert p.returncode == 0, p.stderr
+        task = Task(hash=f"h{i}", seed=i + 1, params={"x": i, "y": [i]}, overrides=[], scenario_text="", scenario_file="s.toml",
+                    point=i, group=variant)
+        items.append((task, {"status": "ok", "error": None, "summary_json": p.stdout.strip(), "wall_s": 0.5, "run_dir": None}))
+    items.append((Task(hash="h9", seed=9, params={"x": 9, "y": [9]}, overrides=[], scenario_text="", scenario_file="s.toml"),
+                  {"status": "failed", "error": "boom", "summary_json": None, "wall_s": 0.1, "run_dir": None}))
+    tables = {}
+    for how in ("polars", "lists"):
+        if how == "lists":
+            monkeypatch.delitem(sys.modules, "polars", raising=False)
+        else:
+            monkeypatch.setattr(st, "_LISTS_MAX", -1)
+        s = st.Store(tmp_path / f"{how}.duckdb")
+        s.commit(items[:2], sweep="t", session="s")
+        s.commit(items[2:], sweep="t", session="s")   # a second batch: new columns, widened types
+        assert ("polars" in sys.modules) == (how == "polars")
+        got = {}
+        for t in s.tables():
+            cols = s.con.execute(f"SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '{t}' "
+                                 "ORDER BY ordinal_position").fetchall()
+            keep = ", ".join(f'"{c}"' for c, _ in cols if c != "finished_at")
+            got[t] = (cols, sorted(map(repr, s.con.execute(f'SELECT {keep} FROM "{t}"').fetchall())))
+        s.close()
+        tables[how] = got
+        monkeypatch.undo()
+    assert tables["lists"] == tables["polars"]
+    assert len(tables["lists"]["runs"][1]) == 4 and len(tables["lists"]["links"][1]) > 0
