@@ -3,7 +3,8 @@
 The `tcplab` command is the native binary (crates/tcplab-cli): the wheel installs it as the data
 script ``bin/tcplab``, `make setup` builds it into ``tcplab/_bin/tcplab-native`` and links
 ``.venv/bin/tcplab`` to it. It runs `tcplab run`, `validate` and `bench`, and `plot` in png and svg
-(crates/tcplab-plot), with no interpreter and no polars in the process, and hands every other command line (``--help``, a flag value it does
+(crates/tcplab-plot), with no interpreter and no polars in the process, and the runs of `tcplab
+reproduce --no-report` (then the Python CLI with the runs done: crates/tcplab-cli/src/reproduce.rs), and hands every other command line (``--help``, a flag value it does
 not accept, an abbreviated flag, any other command) to ``python -m tcplab``, so argparse stays the
 one definition of the CLI and prints every usage message. ``TCPLAB_NATIVE=0`` sends every command
 to Python. docs/architecture.md says why.
@@ -15,7 +16,7 @@ import os
 import sys
 
 #: The commands the native binary takes.
-NATIVE_COMMANDS = ("run", "validate", "bench", "plot")
+NATIVE_COMMANDS = ("run", "validate", "bench", "plot", "reproduce")
 
 
 def _is_native(path: str) -> bool:

@@ -17,9 +17,11 @@
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Iterable, Mapping, Sequence
 
-import numpy as np
+# numpy is imported by the functions that need it: describe() and jain_index() do not, and a
+# reproduction's comparison uses only those (issue 28: the Python step of `tcplab reproduce`).
 
 
 def jain_index(values: Iterable[float]) -> float:
@@ -107,7 +109,7 @@ def describe(values: Iterable[float | None], confidence: float = 0.90) -> dict:
     mean = math.fsum(x) / n
     std = math.sqrt(math.fsum((v - mean) ** 2 for v in x) / (n - 1)) if n > 1 else None
     ci = student_t_quantile(0.5 + confidence / 2.0, n - 1) * std / math.sqrt(n) if n > 1 else None
-    return {"n": n, "mean": mean, "std": std, "ci": ci, "min": min(x), "max": max(x), "median": float(np.median(x))}
+    return {"n": n, "mean": mean, "std": std, "ci": ci, "min": min(x), "max": max(x), "median": float(statistics.median(x))}
 
 
 # Periodogram --------------------------------------------------------------------------------
@@ -115,6 +117,7 @@ def describe(values: Iterable[float | None], confidence: float = 0.90) -> dict:
 def periodogram(values: Sequence[float], dt: float) -> tuple[np.ndarray, np.ndarray]:
     """(frequencies in Hz, power) of an evenly sampled series (sample spacing `dt` seconds),
     mean removed, Hann-windowed; the zero frequency is left out."""
+    import numpy as np
     x = np.asarray(values, dtype=float)
     if x.size < 4:
         raise ValueError("a periodogram needs at least 4 samples")
@@ -131,6 +134,7 @@ def dominant_periods(values: Sequence[float], dt: float, top: int = 3, min_ratio
     power is at least `min_ratio` times the median power, strongest first, each as
     {"period_s", "frequency_hz", "power", "ratio_to_median"}. The peak frequency is refined by
     parabolic interpolation over the three bins around it."""
+    import numpy as np
     freq, power = periodogram(values, dt)
     med = float(np.median(power)) or float(np.mean(power)) or 1.0
     peaks = []

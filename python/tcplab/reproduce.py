@@ -54,6 +54,7 @@ comparison.json as held or missed with the numbers it used.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -263,12 +264,60 @@ def _run_dir(task, run_dirs: dict, out: Path) -> Path:
     return dest
 
 
+#: The staging folder of the runs the native `tcplab reproduce` ran before handing the command
+#: line over (crates/tcplab-cli/src/reproduce.rs): results.jsonl and the saved runs' folders.
+PRERUN_ENV = "TCPLAB_REPRODUCE_PRERUN"
+
+
+def _take_prerun() -> Path | None:
+    """The native runs' staging folder, taken once (the variable is removed, so that no worker or
+    nested command sees it); None without one."""
+    import os
+    d = os.environ.pop(PRERUN_ENV, None)
+    p = Path(d) if d else None
+    return p if p is not None and p.name.startswith(".tcplab-prerun-") and p.is_dir() else None
+
+
+def _prerun_results(staging: Path, tasks: list, resolved_sha: dict[str, str]) -> dict[str, dict]:
+    """{task hash: result} of the tasks the native binary ran, as `sweep.run.execute` returns
+    one (plus "dir", the saved run's folder in `staging`): a task is matched by the SHA-256 of
+    its resolved scenario and its seed (its hash but for the code version). A task saved with
+    its files needs a saved run; anything unreadable is run here as usual."""
+    by_key = {}
+    try:
+        for line in (staging / "results.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            by_key[(r["scenario_sha256"], r["seed"])] = r
+    except (OSError, ValueError, KeyError):
+        return {}
+    ready = {}
+    for t in tasks:
+        r = by_key.get((resolved_sha.get(t.hash), t.seed))
+        if r is None or (t.save == "all" and not r.get("dir")):
+            continue
+        ready[t.hash] = {"hash": t.hash, "status": "ok", "error": None, "summary_json": r["summary_json"], "buckets": [],
+                         "run_dir": None, "wall_s": r["wall_s"],
+                         "dir": staging / r["dir"] if r.get("dir") and t.save == "all" else None}
+    return ready
+
+
 def reproduce(experiment: str, out: Path | None = None, seed: int | None = None, report: bool = True,
               seeds: int | None = None, jobs: int | None = None, backend: str = "local", ray_address: str | None = None) -> int:
     """Run every variant over axes × seeds through the sweep runner and compare with the paper.
     `seed`/`seeds` on the command line replace the file's seed list by seed .. seed+seeds-1
     (seed defaults to the file's first seed or the scenario's run.seed; seed 000 §6.2.2: look
-    at the extremes, not just one run)."""
+    at the extremes, not just one run). Runs the native `tcplab reproduce` already ran
+    (TCPLAB_REPRODUCE_PRERUN) are taken from its staging folder, which is removed at the end."""
+    staging = _take_prerun()
+    try:
+        return _reproduce(experiment, out, seed, report, seeds, jobs, backend, ray_address, staging)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _reproduce(experiment: str, out: Path | None, seed: int | None, report: bool, seeds: int | None, jobs: int | None,
+               backend: str, ray_address: str | None, prerun: Path | None) -> int:
     from .analysis import describe
     from .metrics import ExprError, MetricError, claim_funcs, compute_derived, evaluate, resolve
     from .store import Store
@@ -291,6 +340,7 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     tasks_by_variant: dict[str, list[Task]] = {}
     resolvers: dict[Path, Resolver] = {}
     emulated: list[dict] = []   # variants with `emulate = true`: run in real time by `tcplab emulate`
+    resolved_sha: dict[str, str] = {}   # with native runs to take: task hash -> SHA-256 of its resolved scenario
     for v in sp.variants:
         scen = (folder / v["scenario"]) if v.get("scenario") else sp.scenario
         if not scen.is_file():
@@ -317,7 +367,10 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
                 | {k: "variants" for k in own}
             ov = {**fixed, **placed, **own}
             resolved = res.resolve(ov, where)
+            sha = hashlib.sha256(resolved.encode()).hexdigest() if prerun else None
             for s in seed_list:
+                if sha:
+                    resolved_sha[run_hash(resolved, s, version)] = sha
                 tl.append(Task(hash=run_hash(resolved, s, version), seed=s, params=point,
                                overrides=[f"{k}={_toml_literal(x)}" for k, x in ov.items()],
                                scenario_text=res.sc.to_toml(), scenario_file=res.sc.source, point=i, group=v["name"],
@@ -338,8 +391,9 @@ def reproduce(experiment: str, out: Path | None = None, seed: int | None = None,
     t0 = time.perf_counter()
     store = Store(out / "results.duckdb")
     try:
+        ready = _prerun_results(prerun, list(unique.values()), resolved_sha) if prerun else None
         counts = execute_tasks(list(unique.values()), out, jobs=jobs, backend=backend, ray_address=ray_address,
-                               sweep_name=f"reproduce:{experiment}", store=store)
+                               sweep_name=f"reproduce:{experiment}", store=store, ready=ready)
         summaries = store.summaries(status="ok")
         failed = dict(store.con.execute("SELECT hash, error FROM runs WHERE status = 'failed'").fetchall())
         run_dirs = dict(store.con.execute("SELECT hash, run_dir FROM runs").fetchall())

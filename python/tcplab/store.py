@@ -86,6 +86,8 @@ def _table_name(section: str) -> str:
 
 
 AQM_TABLES = ("aqm", "aqm_causes", "aqm_flow_queues")
+#: The most values a batch inserts as lists (Store._insert, ≈ 0.5 s at most); larger ones go through polars.
+_LISTS_MAX = 200_000
 _AQM_DDL = {
     "aqm": "hash VARCHAR, link VARCHAR, class VARCHAR, departed BIGINT, sojourn_p50_s DOUBLE, sojourn_p95_s DOUBLE, "
            "sojourn_p99_s DOUBLE, drops BIGINT, marks BIGINT",
@@ -266,9 +268,20 @@ class Store:
     def _insert(self, table: str, rows: list[dict]) -> None:
         """Insert through a polars frame, which DuckDB reads as Arrow (one statement however many
         rows; far cheaper than executemany), columns cast to the table's types. (Not through
-        pyarrow.array: it imports pandas, 0.3-0.5 s of a short reproduction.)"""
-        import polars as pl
+        pyarrow.array: it imports pandas, 0.3-0.5 s of a short reproduction.) A small batch (a
+        reproduction's runs) while polars is not loaded goes in as one statement with a list
+        parameter per column, each cast to a list of its column's type and unnested (≈ 2-4 µs a
+        value): importing polars would be most of a short reproduction's Python step (0.3-0.9 s;
+        `tcplab reproduce --no-report` runs its runs natively)."""
+        import sys
         cols = [c for c in self._types[table] if any(c in r for r in rows)]
+        if "polars" not in sys.modules and len(rows) * len(cols) <= _LISTS_MAX:
+            types = [self._types[table][c] for c in cols]
+            params = [[float(v) if t == "DOUBLE" and v is not None else v for v in (r.get(c) for r in rows)] for c, t in zip(cols, types)]
+            sel = ", ".join(f"unnest(CAST(${i + 1} AS {t}[]))" for i, t in enumerate(types))
+            self.con.execute(f"INSERT INTO {_q(table)} ({', '.join(_q(c) for c in cols)}) SELECT {sel}", params)
+            return
+        import polars as pl
         arrays = []
         for i, c in enumerate(cols):
             vals = [r.get(c) for r in rows]

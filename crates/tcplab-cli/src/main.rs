@@ -19,6 +19,8 @@ mod bench_table;
 mod fmt;
 mod launch;
 mod plot;
+mod reproduce;
+mod reproduce_spec;
 mod rundir;
 mod table;
 mod traces;
@@ -98,6 +100,8 @@ fn command() -> Command {
         .subcommand(validate)
         .subcommand(bench::command())
         .subcommand(plot::command())
+        .subcommand(reproduce::command())
+        .subcommand(reproduce::tasks_command())
         .subcommands(bench::helper_commands())
         .subcommand(Command::new("__flags").hide(true))
 }
@@ -123,13 +127,14 @@ fn wants_help(args: &[OsString]) -> bool {
 /// The help of the commands this binary runs itself, for when the Python CLI (whose argparse
 /// help is the full one) cannot start: a checkout without its virtual environment.
 fn print_native_help(cmd: &Command, args: &[OsString]) {
-    let sub = args.iter().filter_map(|a| a.to_str()).find_map(|a| cmd.find_subcommand(a).filter(|s| !s.is_hide_set()));
+    let sub = args.iter().filter_map(|a| a.to_str()).find_map(|a| cmd.find_subcommand(a).filter(|s| !s.is_hide_set() && s.get_name() != "reproduce"));
     let mut out = String::new();
     match sub {
         Some(s) => out.push_str(&s.clone().bin_name(format!("tcplab {}", s.get_name())).render_help().to_string()),
         None => {
             out.push_str("usage: tcplab COMMAND ...\n\ncommands this binary runs itself (no Python):\n");
-            for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            // `reproduce` runs its runs here but needs the Python CLI for the comparison
+            for s in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "reproduce") {
                 out.push_str(&format!("  {}\n", s.get_name()));
             }
             out.push_str("\n`tcplab COMMAND --help` lists a command's options.\n");
@@ -143,9 +148,9 @@ fn print_native_help(cmd: &Command, args: &[OsString]) {
     );
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+pub(crate) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_sigint(_: libc::c_int) {
+pub(crate) extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
 }
 
@@ -176,6 +181,8 @@ fn main() {
         Some(("validate", a)) => validate(a),
         Some(("bench", a)) if bench::takes(a) => bench::run(a),
         Some(("plot", _)) => exec_plot(&args),
+        Some(("reproduce", a)) if reproduce::takes(a) => reproduce::run(a, &args),
+        Some(("__reproduce-tasks", a)) => reproduce::print_tasks(a),
         Some(("__bench-measure", a)) => bench::measure(a),
         Some(("__bench-case", a)) => bench::print_case(a),
         Some(("__flags", _)) => {

@@ -102,7 +102,7 @@ pub fn pcap_file_name(link: &str) -> String {
 }
 
 /// A JSON string as Python's `json.dumps` writes it (ASCII only).
-fn json_str(s: &str) -> String {
+pub(crate) fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -147,13 +147,16 @@ fn seal(dir: &Path, names: &[String]) -> std::io::Result<()> {
     f.sync_all()
 }
 
-fn umask() -> u32 {
-    // SAFETY: umask is set and restored at once (single-threaded at this point).
-    unsafe {
+/// The process's umask, read once: reading it sets it for a moment, which another thread's
+/// file creation must not see (`tcplab reproduce` saves runs on several threads).
+pub(crate) fn umask() -> u32 {
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    // SAFETY: umask is set and restored at once; the first call comes before any thread starts.
+    *UMASK.get_or_init(|| unsafe {
         let m = libc::umask(0);
         libc::umask(m);
         m as u32
-    }
+    })
 }
 
 /// Atomically swap two directory entries (renameat2 RENAME_EXCHANGE); false where unsupported.

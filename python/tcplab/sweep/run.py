@@ -148,6 +148,21 @@ def execute(task: dict) -> dict:
     return _finished(task, result, t0)
 
 
+def _take_ready(task: Task, ready: dict) -> dict:
+    """A run the native `tcplab reproduce` ran (tcplab.reproduce._prerun_results): its saved
+    folder moved into place and the run logged, as `execute` ends one."""
+    result = {k: ready[k] for k in ("hash", "status", "error", "summary_json", "buckets", "run_dir")}
+    if ready.get("dir") is not None:
+        target = Path(task.run_dir)
+        if target.exists():   # a leftover of an attempt that was never committed
+            shutil.rmtree(target)
+        shutil.move(str(ready["dir"]), str(target))
+        result["run_dir"] = str(target)
+    _finished(task.to_dict(), result, time.perf_counter())
+    result["wall_s"] = ready["wall_s"]
+    return result
+
+
 def _finished(task: dict, result: dict, t0: float) -> dict:
     result["wall_s"] = time.perf_counter() - t0
     if task.get("log"):
@@ -186,11 +201,12 @@ class _deferred_sigint:
 
 def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, backend: str = "local",
                   ray_address: str | None = None, sweep_name: str = "", retry_failed: bool = False,
-                  quiet: bool = False, store=None, commit_every: float = 0.2) -> dict:
+                  quiet: bool = False, store=None, commit_every: float = 0.2, ready: dict | None = None) -> dict:
     """Run the tasks not already in OUT's store. Finished runs are committed in one transaction
     per `commit_every` seconds (0: every batch as it arrives) and when the sweep ends or is
     interrupted; a kill -9 loses at most the runs finished in the last window, which a rerun
-    runs again. Returns counts {total, skipped, ran, failed, session}."""
+    runs again. `ready`: {hash: result} of tasks already run elsewhere (the native `tcplab
+    reproduce`), stored as if run here. Returns counts {total, skipped, ran, failed, session}."""
     from ..store import Store
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -243,10 +259,16 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
                 flush()
 
         try:
-            if backend == "ray":
-                _run_ray(execute, [t.to_dict() for t in todo], jobs, ray_address, on_results)
+            done = [t for t in todo if ready and t.hash in ready]
+            if done:
+                on_results([_take_ready(t, ready[t.hash]) for t in done])
+            rest = [t for t in todo if not (ready and t.hash in ready)]
+            if not rest:
+                pass
+            elif backend == "ray":
+                _run_ray(execute, [t.to_dict() for t in rest], jobs, ray_address, on_results)
             elif backend == "local":
-                _run_local(execute, [t.to_dict() for t in todo], jobs, on_results)
+                _run_local(execute, [t.to_dict() for t in rest], jobs, on_results)
             else:
                 raise ValueError(f"unknown backend {backend!r}; expected local or ray")
         finally:
