@@ -151,9 +151,12 @@ fn text(out: &mut String, x: f64, y: f64, s: &str, size: f64, color: RGBColor, a
     );
 }
 
+/// A text's width in points: the bundled font's measure, or DejaVu Sans' average advance (0.6 em
+/// per character) when that is wider (the browser's own font decides the drawn width).
 fn text_width_pt(s: &str, size_pt: f64) -> f64 {
     crate::figure::register_font();
-    ("sans-serif", px(size_pt)).into_font().box_size(s).map(|(w, _)| w as f64 * S).unwrap_or(s.chars().count() as f64 * size_pt * 0.6)
+    let est = s.chars().count() as f64 * size_pt * 0.6;
+    ("sans-serif", px(size_pt)).into_font().box_size(s).map(|(w, _)| (w as f64 * S).max(est)).unwrap_or(est)
 }
 
 /// A marker's shape centred on (0, 0), points.
@@ -311,11 +314,14 @@ pub fn to_zoom_svg(fig: &Figure, uid: &str) -> (String, Meta) {
                     let _ = write!(wr.body, r##"<path d="{d}"{cp} {} stroke-linejoin="round"/></g>"##, stroke_attrs(stroke));
                 }
                 Item::Marks { xs, y0, y1, stroke, clip, .. } => {
-                    let (a, b) = (n(fy(*y0), 2), n(fy(*y1), 2));
+                    // as the matplotlib version: one mark per column above 12,800, 0.1 pt then
+                    let (xs, many) = crate::series::decimate_marks(xs);
+                    let dp = if many { 1 } else { 2 };
+                    let (a, b) = (n(fy(*y0), dp), n(fy(*y1), dp));
                     let mut d = String::new();
                     let mut last = String::new();
-                    for &x in xs {
-                        let xs = n(xpt(x), 2);
+                    for x in xs {
+                        let xs = n(xpt(x), dp);
                         if xs == last || !x.is_finite() {
                             continue;
                         }
@@ -381,13 +387,17 @@ pub fn to_zoom_svg(fig: &Figure, uid: &str) -> (String, Meta) {
             text(&mut wr.body, left - 5.5, y, &label(v, yd), 7.0, C_BLACK, (HPos::Right, VPos::Center), "");
             wr.body.push_str("</g>");
         }
-        let (lx, ly) = ((px(8.0) * 0.3 + 2.0) * S + 8.0 * 0.76, (top + bot) / 2.0);
+        // the y label, rotated, made smaller when longer than the panel is high (written on one line)
+        let ylabel = p.ylabel.replace('\n', " ");
+        let ysize = (8.0 * (bot - top) / text_width_pt(&ylabel, 8.0).max(1.0)).clamp(5.0, 8.0);
+        let (lx, ly) = ((px(8.0) * 0.3 + 2.0) * S + ysize * 0.76, (top + bot) / 2.0);
         let _ = write!(
             wr.body,
-            r##"<text transform="translate({} {}) rotate(-90)" font-size="8" text-anchor="middle" font-family="DejaVu Sans, Bitstream Vera Sans, sans-serif">{}</text>"##,
+            r##"<text transform="translate({} {}) rotate(-90)" font-size="{}" text-anchor="middle" font-family="DejaVu Sans, Bitstream Vera Sans, sans-serif">{}</text>"##,
             n(lx, 2),
             n(ly, 2),
-            esc(&p.ylabel.replace('\n', " "))
+            n(ysize, 2),
+            esc(&ylabel)
         );
         if !p.legend.is_empty() {
             let (at, right_side) = match p.legend_at {

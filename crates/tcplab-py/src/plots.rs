@@ -29,11 +29,12 @@ fn answer(r: Result<Drawn, PlotError>) -> Answer {
 /// tcp, cam, seq, flows, link or queue; names the flow(s) or link; uid the prefix of the SVG's
 /// ids. For each graph a tuple: ("svg", svg text, data-zoom JSON), ("png", bytes) when the SVG
 /// would be over `max_svg_bytes` or `max_markers` markers, or ("python", why) for a graph left
-/// to matplotlib. Drawn on two threads without the GIL.
+/// to matplotlib. Drawn on `threads` threads without the GIL. The run directory is not verified
+/// again: the caller has loaded it with `RunData.load`, which checks its completion marker.
 #[pyfunction]
 #[pyo3(signature = (run_dir, graphs, max_svg_bytes, max_markers, threads=2))]
 fn report_graphs(py: Python<'_>, run_dir: PathBuf, graphs: Vec<(String, Vec<String>, String)>, max_svg_bytes: usize, max_markers: usize, threads: usize) -> PyResult<Vec<PyObject>> {
-    let answers: Vec<Answer> = py.allow_threads(|| match Run::load(&run_dir) {
+    let answers: Vec<Answer> = py.allow_threads(|| match Run::open(&run_dir) {
         Err(e) => graphs.iter().map(|_| Answer::Python(e.to_string())).collect(),
         Ok(run) => {
             let threads = threads.clamp(1, graphs.len().max(1));
