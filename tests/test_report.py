@@ -310,8 +310,8 @@ def test_report_time_zoom_in_chromium(plots_synth_dirs, tmp_path, plots_artifact
 
 
 def test_report_drawn_in_two_processes_equals_one(plots_synth_dirs, tmp_path, monkeypatch):
-    """Issue 13: the report draws every other graph in a forked child; the HTML must be the
-    same as drawn in one process (the page's timestamp aside), and the child must really run."""
+    """Issue 13: the report draws every other matplotlib graph in a forked child; the HTML must be
+    the same as drawn in one process (the page's timestamp aside), and the child must really run."""
     d = plots_synth_dirs["multi"]
     calls = []
     real_fork = os.fork
@@ -322,6 +322,7 @@ def test_report_drawn_in_two_processes_equals_one(plots_synth_dirs, tmp_path, mo
 
     monkeypatch.setattr(os, "fork", counting_fork)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("TCPLAB_REPORT_NATIVE", "0")  # the fork is matplotlib's: tcplab-plot draws in threads
     two = report.write_report(d, tmp_path / "two.html").read_text()
     assert calls == [1]
     monkeypatch.setenv("TCPLAB_REPORT_JOBS", "1")

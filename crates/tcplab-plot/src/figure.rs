@@ -191,6 +191,10 @@ const FONT: &str = "sans-serif";
 const Y_LABELS: i32 = 50;
 
 /// Registers the bundled DejaVu Sans once (fonts/LICENSE_DEJAVU: the Bitstream Vera licence).
+pub fn register_font() {
+    font()
+}
+
 fn font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -404,13 +408,21 @@ fn draw_legend<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, keys: &[Key], 
     Ok(())
 }
 
-/// Draws `fig` on `root` (sized to [`Figure::pixels`]).
-pub fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-    font();
-    root.fill(&WHITE)?;
+/// Where a figure's parts go, in pixels: the size, the panels' left and right edges, each
+/// panel's top row and height, the bottom legend's height. One layout for the plotters drawing
+/// and the report's zoomable SVG (crate::zsvg).
+pub struct Layout {
+    pub w: i32,
+    pub h: i32,
+    pub left: i32,
+    pub right: i32,
+    pub legend_h: i32,
+    pub panels: Vec<(i32, i32)>,
+}
+
+pub fn layout(fig: &Figure) -> Layout {
     let (w, h) = fig.pixels();
     let (w, h) = (w as i32, h as i32);
-    root.draw(&Text::new(fig.title.clone(), (w / 2, (px(9.0) * 0.5) as i32 + 4), text_style(9.0, C_BLACK).pos(Pos::new(HPos::Center, VPos::Top))))?;
     let top = (px(9.0) * 2.2) as i32;
     let legend_h = if fig.bottom_legend.is_empty() { 0 } else { (px(6.5) * 1.45) as i32 * fig.bottom_legend.len().div_ceil(7) as i32 + 14 };
     let x_area = (px(7.0) + px(8.0) + 18.0) as i32;
@@ -421,10 +433,26 @@ pub fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> 
     let free: i32 = bottom - top - fig.panels.iter().map(|p| p.headroom as i32).sum::<i32>() - gap * (n - 1);
     let total_ratio: f64 = fig.panels.iter().map(|p| p.ratio).sum();
     let mut y = top;
-    let xs = (fig.x.0, fig.x.1);
-    for (i, p) in fig.panels.iter().enumerate() {
+    let mut panels = Vec::new();
+    for p in &fig.panels {
         y += p.headroom as i32;
         let ph = (free as f64 * p.ratio / total_ratio).round() as i32;
+        panels.push((y, ph));
+        y += ph + gap;
+    }
+    Layout { w, h, left, right, legend_h, panels }
+}
+
+/// Draws `fig` on `root` (sized to [`Figure::pixels`]).
+pub fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+    font();
+    root.fill(&WHITE)?;
+    let lay = layout(fig);
+    let (w, h, left, right, legend_h) = (lay.w, lay.h, lay.left, lay.right, lay.legend_h);
+    root.draw(&Text::new(fig.title.clone(), (w / 2, (px(9.0) * 0.5) as i32 + 4), text_style(9.0, C_BLACK).pos(Pos::new(HPos::Center, VPos::Top))))?;
+    let xs = (fig.x.0, fig.x.1);
+    for (i, p) in fig.panels.iter().enumerate() {
+        let (y, ph) = lay.panels[i];
         let last = i + 1 == fig.panels.len();
         // the axes, ticks and labels: plotters' mesh on a chart whose plotting area is the panel
         let (yl, xl) = (Y_LABELS, if last { (px(7.0) + 8.0) as i32 } else { 6 });
@@ -517,7 +545,6 @@ pub fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> 
         if last {
             root.draw(&Text::new(fig.xlabel.clone(), ((left + right) / 2, y + ph + (px(7.0) + 14.0) as i32), text_style(8.0, C_BLACK).pos(Pos::new(HPos::Center, VPos::Top))))?;
         }
-        y += ph + gap;
         drop(chart);
     }
     if !fig.bottom_legend.is_empty() {

@@ -2,8 +2,8 @@
 //! project's machine importing matplotlib alone costs ~1 s). The native `tcplab` binary
 //! (crates/tcplab-cli) and the Python extension (`tcplab._core`) call [`plot`]; each graph is
 //! built as python/tcplab/plots/ builds it with matplotlib — same series, axes, units, titles and
-//! legends — as a [`figure::Figure`], then drawn by plotters to SVG or PNG. PDF, the Vegas CAM
-//! graph (and a TCP graph with a CAM panel), UDP sources in the flows graph and a link named by
+//! legends — as a [`figure::Figure`], then drawn by plotters to SVG or PNG (and for `tcplab
+//! report` to its zoomable SVG, [`zsvg`]). PDF, UDP sources in the flows graph and a link named by
 //! its scenario name are not drawn here: [`plot`] answers [`PlotError::NotNative`] and the caller
 //! hands the command to the Python version.
 
@@ -12,6 +12,7 @@ pub mod kinds;
 pub mod parquet_read;
 pub mod run;
 pub mod series;
+pub mod zsvg;
 
 use std::path::{Path, PathBuf};
 
@@ -98,7 +99,24 @@ pub fn figures(run: &Run, req: &Request) -> Result<Vec<(String, Figure)>, PlotEr
             Ok(vec![(link, f)])
         }
         "flows" => Ok(vec![("all".into(), kinds::flows::flows_graph(run, t0, t1)?)]),
-        "cam" => Err(PlotError::NotNative("the CAM graph".into())),
+        "cam" => {
+            let names = match &req.conn {
+                Some(c) => vec![c.clone()],
+                None => {
+                    let mut v = Vec::new();
+                    for c in run.conns() {
+                        if kinds::cam::cam_rows(run, &c)?.len > 0 {
+                            v.push(c);
+                        }
+                    }
+                    if v.is_empty() {
+                        return Err(PlotError::Error(format!("run {} has no Vegas CAM trace (trace_cam.parquet absent or empty)", run.dir.display())));
+                    }
+                    v
+                }
+            };
+            names.into_iter().map(|c| kinds::cam::cam_graph(run, &c, t0, t1).map(|f| (c, f))).collect()
+        }
         k => Err(PlotError::Error(format!("unknown plot kind '{k}'; choose from {}", KINDS.join(", ")))),
     }
 }
@@ -145,9 +163,6 @@ pub fn plot(req: &Request) -> Result<Vec<PathBuf>, PlotError> {
     if fmt != "png" && fmt != "svg" {
         return Err(PlotError::Error(format!("unsupported plot format '{fmt}' (png, svg or pdf)")));
     }
-    if kind == "cam" {
-        return Err(PlotError::NotNative("the CAM graph".into()));
-    }
     let run = Run::load(&req.run_dir)?;
     let req = Request { kind: kind.clone(), ..req.clone() };
     let figs = figures(&run, &req)?;
@@ -168,4 +183,60 @@ pub fn plot(req: &Request) -> Result<Vec<PathBuf>, PlotError> {
         written.push(target);
     }
     Ok(written)
+}
+
+/// A report graph as drawn here (python/tcplab/report/figures.py).
+pub enum Drawn {
+    /// The zoomable SVG and its `data-zoom` JSON (crate::zsvg).
+    Svg(String, String),
+    /// A PNG (a graph whose SVG would be too big to zoom).
+    Png(Vec<u8>),
+}
+
+/// One graph of `tcplab report` (python/tcplab/report/sections.py `_graphs_html`) over the whole
+/// run: `kind` tcp (names: the flow), seq (the flows drawn), flows (every flow of the run, in
+/// order: anything else is the Python version's), link or queue (the link). As zoomable SVG with
+/// ids prefixed by `uid`, or as PNG when the SVG would have more than `max_markers` markers or
+/// `max_svg_bytes` bytes. [`PlotError::NotNative`] for what only the Python version draws.
+pub fn report_graph(run: &Run, kind: &str, names: &[String], uid: &str, max_svg_bytes: usize, max_markers: usize) -> Result<Drawn, PlotError> {
+    let one = || names.first().cloned().ok_or_else(|| PlotError::Error(format!("a {kind} graph names its flow or link")));
+    let fig = match kind {
+        "tcp" => kinds::tcp::tcp_graph(run, &one()?, None, None)?,
+        "seq" => kinds::seq::seq_graph(run, names, None, None)?,
+        "flows" => {
+            if names != run.conns().as_slice() {
+                return Err(PlotError::NotNative("a flows graph of some of the run's flows".into()));
+            }
+            kinds::flows::flows_graph(run, None, None)?
+        }
+        "link" | "queue" => {
+            let link = one()?;
+            if !run.link_names().contains(&link) {
+                return Err(PlotError::NotNative(format!("link {link} is not a link direction of the summary")));
+            }
+            if kind == "link" { kinds::link::link_graph(run, &link, None, None)? } else { kinds::link::queue_graph(run, &link, 0.1, None, None)? }
+        }
+        "cam" => kinds::cam::cam_graph(run, &one()?, None, None)?,
+        k => return Err(PlotError::Error(format!("unknown plot kind '{k}'; choose from {}", KINDS.join(", ")))),
+    };
+    if zsvg::marker_count(&fig) <= max_markers {
+        let (svg, meta) = zsvg::to_zoom_svg(&fig, uid);
+        if svg.len() <= max_svg_bytes {
+            return Ok(Drawn::Svg(svg, meta.json(uid)));
+        }
+    }
+    figure::to_png(&fig).map(Drawn::Png).map_err(PlotError::Error)
+}
+
+/// One figure of a request (`tcplab plot`'s kinds and flags, without writing it) as PNG or SVG bytes.
+pub fn plot_bytes(req: &Request) -> Result<Vec<u8>, PlotError> {
+    let fmt = req.format.to_lowercase();
+    if fmt != "png" && fmt != "svg" {
+        return Err(PlotError::NotNative(format!("format {fmt}")));
+    }
+    let run = Run::load(&req.run_dir)?;
+    let req = Request { kind: req.kind.to_lowercase(), ..req.clone() };
+    let figs = figures(&run, &req)?;
+    let Some((_, fig)) = figs.first() else { return Err(PlotError::Error("nothing to draw".into())) };
+    if fmt == "svg" { figure::to_svg(fig).map(String::into_bytes).map_err(PlotError::Error) } else { figure::to_png(fig).map_err(PlotError::Error) }
 }

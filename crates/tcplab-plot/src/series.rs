@@ -5,6 +5,20 @@
 pub const DECIMATE_COLUMNS: usize = 640;
 pub const DECIMATE_MIN_POINTS: usize = 12_800;
 pub const DECIMATE_ROWS: usize = 600;
+pub const MARK_COLUMNS: usize = 480;
+
+/// `_marks`' decimation: above [`DECIMATE_MIN_POINTS`] marks, the first (in order) of each of
+/// [`MARK_COLUMNS`] columns over the finite marks' range (closer marks coincide when drawn).
+/// Returns the marks and whether it decimated.
+pub fn decimate_marks(xs: &[f64]) -> (Vec<f64>, bool) {
+    if xs.len() <= DECIMATE_MIN_POINTS {
+        return (xs.to_vec(), false);
+    }
+    let fin: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    let (lo, hi) = fin.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+    let mut seen = std::collections::HashSet::new();
+    (fin.into_iter().filter(|&x| seen.insert(column(x, lo, hi, MARK_COLUMNS))).collect(), true)
+}
 
 /// `_window`: the time range drawn.
 pub fn window(t_from: Option<f64>, t_to: Option<f64>, t_min: f64, t_max: f64) -> (f64, f64) {

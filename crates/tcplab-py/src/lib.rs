@@ -4,6 +4,7 @@
 //! store.
 
 use tcplab_plot::parquet_read;
+mod plots;
 mod pyser;
 
 use pyo3::create_exception;
@@ -594,5 +595,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ] {
         m.add_function(f)?;
     }
+    plots::register(m)?;
     Ok(())
 }

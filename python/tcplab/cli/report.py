@@ -14,9 +14,9 @@ def add_parser(sub) -> None:
 
 
 def run(a) -> int:
-    from .plot import import_matplotlib_without_set_docstrings, single_threaded_blas
+    from .plot import single_threaded_blas
     single_threaded_blas()
-    import_matplotlib_without_set_docstrings()
+    # matplotlib is imported (leanly) only when a graph is left to it: tcplab-plot draws the rest
     from ..report import report_cli
     print(report_cli(a.run_dir, out=a.out))
     return 0

@@ -5,8 +5,13 @@ The file needs nothing but itself: graphs are inline SVG (or inline base64 PNGs)
 stylesheet and the small script are inline, the favicon is a data: URL. It opens from disk
 with no server and makes no network request.
 
-Time-axis zoom: every graph is embedded as the inline SVG matplotlib writes (text kept as
-text), with a JSON description of its axes (pixel box and time range) on the <figure>.
+Graphs are drawn by tcplab-plot (``_core.report_graphs``, crates/tcplab-plot/src/zsvg.rs: no
+matplotlib import); a graph it leaves to Python (UDP sources on the throughput graph, a run held
+in memory) is drawn by matplotlib and made ready for the zoom in Python (:mod:`.figures`).
+
+Time-axis zoom: every graph is embedded as inline SVG (text kept as text) in the structure
+matplotlib's SVG has once tagged, with a JSON description of its axes (pixel box and time range)
+on the <figure>.
 Dragging across a graph zooms its time axis: the script maps every time-dependent element
 (lines, hash marks, markers, labels anchored at a time -- tagged in Python from each
 artist's transform) to the new range by rewriting its x coordinates, clips them to the

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .. import plots
 from ..rundir import RunData, as_run
-from .figures import _figure_html
 from .page import _e, _fmt, _page, _table, _write
-from .sections import _as_runs, _run_section
+from .sections import _Native, _as_runs, _mpl, _draw_native, _draw_pending, _native_dir, _run_section
 
 
 def write_report(run_dirs_or_run, path: str | Path, *, title: str | None = None) -> Path:
@@ -129,8 +127,10 @@ def write_comparison_report(out_dir: str | Path, comparison_rows, runs: Mapping[
             if c is None or not getattr(run, "has_tcp", True):
                 body.append(f"<div><h3>{_e(v)}</h3><p class=\"note\">no TCP trace</p></div>")
                 continue
-            body.append(f"<div><h3>{_e(v)}</h3>" + _figure_html(plots.tcp_graph(run, c),
-                        f"{v}: TCP trace graph of {c}", f"side-{v}") + "</div>")
+            g = _Native("tcp", [c], _mpl("tcp_graph", run, c), f"{v}: TCP trace graph of {c}",
+                        f"side-{v}")
+            body.append(f"<div><h3>{_e(v)}</h3>" + "".join(_draw_pending(_draw_native([g], _native_dir(run))))
+                        + "</div>")
         body.append("</div>")
         body.append("<nav>" + "".join(f'<a href="#v{i}">{_e(v)}</a>' for i, v in enumerate(loaded)) + "</nav>")
         for i, (v, run) in enumerate(loaded.items()):

@@ -9,7 +9,6 @@ import itertools
 import json
 import re
 
-from .. import plots
 from .page import _e
 
 
@@ -22,6 +21,8 @@ ZOOM_MAX_MARKERS = ZOOM_SVG_MAX_BYTES // 105
 
 def figure_to_data_uri(fig, dpi: int = 110) -> str:
     import matplotlib
+
+    from .. import plots
 
     buf = io.BytesIO()
     with matplotlib.rc_context(plots._RC):
@@ -44,6 +45,8 @@ def _zoomable_svg(fig, uid: str) -> tuple[str, dict] | None:
     import matplotlib
     from matplotlib.axis import Axis
     from matplotlib.text import Annotation
+
+    from .. import plots
 
     axes = [ax for ax in fig.axes if ax.get_visible()]
     if not axes:
@@ -177,5 +180,22 @@ def _figure_html(fig, caption: str, fig_id: str = "", zoom: bool = True, uid: st
                 f'{_ZOOM_TOOLS}<div class="zwrap" role="img" aria-label="{_e(caption)}">{svg}</div>'
                 f"<figcaption>{_e(caption)}</figcaption></figure>")
     uri = figure_to_data_uri(fig)
+    return (f'<figure{idattr}><img class="graph" alt="{_e(caption)}" src="{uri}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _native_html(answer: tuple, caption: str, fig_id: str = "") -> str:
+    """A graph drawn by tcplab-plot (``_core.report_graphs``: ("svg", svg, data-zoom JSON) or
+    ("png", bytes)) as the same <figure> ``_figure_html`` writes for a matplotlib figure."""
+    idattr = f' id="{_e(fig_id)}"' if fig_id else ""
+    if answer[0] == "svg":
+        svg, meta_json = answer[1], answer[2]
+        meta = json.loads(meta_json)
+        t0, t1 = meta["axes"][0]["t0"], meta["axes"][0]["t1"]
+        return (f'<figure{idattr} class="zfig" style="--w:{meta["w"] * 110 / 72:.0f}px" '
+                f'data-zoom="{_e(meta_json)}" data-t0="{t0:g}" data-t1="{t1:g}">'
+                f'{_ZOOM_TOOLS}<div class="zwrap" role="img" aria-label="{_e(caption)}">{svg}</div>'
+                f"<figcaption>{_e(caption)}</figcaption></figure>")
+    uri = "data:image/png;base64," + base64.b64encode(answer[1]).decode("ascii")
     return (f'<figure{idattr}><img class="graph" alt="{_e(caption)}" src="{uri}">'
             f"<figcaption>{_e(caption)}</figcaption></figure>")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import plots
 from ..rundir import as_run
-from .figures import _figure_html, _zoom_ids
+from .figures import ZOOM_MAX_MARKERS, ZOOM_SVG_MAX_BYTES, _figure_html, _native_html, _zoom_ids
 from .page import _e, _table
 
 
@@ -71,8 +70,50 @@ def _run_section(run, anchor: str, heading: str | None = None, graphs: bool = Tr
 class _Pending:
     """A graph built but not yet drawn: drawn with the report's others by `_draw_pending`."""
 
-    def __init__(self, fig, caption: str, fig_id: str):
-        self.args = (fig, caption, fig_id, True, f"zg{next(_zoom_ids)}")
+    def __init__(self, fig, caption: str, fig_id: str, uid: str | None = None):
+        self.args = (fig, caption, fig_id, True, uid or f"zg{next(_zoom_ids)}")
+
+
+class _Native:
+    """A graph for tcplab-plot to draw (issue 28: the report without matplotlib): its kind and
+    flow(s) or link for ``_core.report_graphs``, and ``build`` making the matplotlib figure
+    when tcplab-plot leaves it to Python (the CAM graph, UDP sources, ...)."""
+
+    def __init__(self, kind: str, names: list[str], build, caption: str, fig_id: str):
+        self.kind, self.names, self.build = kind, [str(n) for n in names], build
+        self.caption, self.fig_id, self.uid = caption, fig_id, f"zg{next(_zoom_ids)}"
+
+
+def _native_dir(run) -> str | None:
+    """The run directory tcplab-plot reads for the report's graphs: a complete run on disk
+    (RunData), unless TCPLAB_REPORT_NATIVE=0 asks for matplotlib everywhere. None: matplotlib."""
+    from ..rundir import RunData
+    if os.environ.get("TCPLAB_REPORT_NATIVE", "") == "0" or not isinstance(run, RunData):
+        return None
+    try:
+        from .. import _core
+    except ImportError:
+        return None
+    return str(run.dir) if hasattr(_core, "report_graphs") else None
+
+
+def _draw_native(parts: list, run_dir: str | None) -> list:
+    """`parts` with every _Native drawn by tcplab-plot into its HTML, or turned into a _Pending
+    (its matplotlib figure built) when tcplab-plot does not draw it."""
+    nat = [i for i, p in enumerate(parts) if isinstance(p, _Native)]
+    if not nat:
+        return parts
+    out = list(parts)
+    if run_dir is None:
+        answers = [("python", "not a run directory")] * len(nat)
+    else:
+        from .. import _core
+        answers = _core.report_graphs(run_dir, [(parts[i].kind, parts[i].names, parts[i].uid) for i in nat],
+                                      ZOOM_SVG_MAX_BYTES, ZOOM_MAX_MARKERS, min(2, os.cpu_count() or 1))
+    for i, a in zip(nat, answers):
+        p = parts[i]
+        out[i] = _native_html(a, p.caption, p.fig_id) if a[0] != "python" else _Pending(p.build(), p.caption, p.fig_id, p.uid)
+    return out
 
 
 def _draw_pending(parts: list) -> list[str]:
@@ -133,19 +174,36 @@ def _draw_pending(parts: list) -> list[str]:
     return out
 
 
+def _mpl(name: str, *args, **kw):
+    """A figure from tcplab.plots (matplotlib, imported only when a graph needs it)."""
+    def build():
+        from ..cli.plot import import_matplotlib_without_set_docstrings
+        import_matplotlib_without_set_docstrings()  # the lean import, once (a no-op after)
+        from .. import plots
+        return getattr(plots, name)(*args, **kw)
+    return build
+
+
 def _graphs_html(run, anchor: str) -> str:
     parts: list = []
+    native = _native_dir(run)
+
+    def graph(kind: str, names: list[str], build, caption: str, fig_id: str):
+        if native is not None:
+            return _Native(kind, names, build, caption, fig_id)
+        return _Pending(build(), caption, fig_id)
+
     has_tcp = getattr(run, "has_tcp", True)
     has_link = getattr(run, "has_link", True)
     conns = run.conns
     if has_tcp and conns:
-        if hasattr(run, "every_flow_cols"):
+        if hasattr(run, "every_flow_cols") and native is None:
             run.every_flow_cols()  # the graphs of every flow: one pass over the TCP trace
         parts.append("<h3>TCP trace graphs</h3>")
         for c in conns[:MAX_TCP_GRAPHS]:
-            parts.append(_Pending(plots.tcp_graph(run, c), f"TCP trace graph of {_flow_variant_title(run, c)}: "
-                                  "windows, sending rate (last 12 segments), bottleneck queue",
-                                      f"{anchor}-tcp-{c}"))
+            parts.append(graph("tcp", [c], _mpl("tcp_graph", run, c),
+                               f"TCP trace graph of {_flow_variant_title(run, c)}: "
+                               "windows, sending rate (last 12 segments), bottleneck queue", f"{anchor}-tcp-{c}"))
         if len(conns) > MAX_TCP_GRAPHS:
             parts.append(f'<p class="note">{len(conns) - MAX_TCP_GRAPHS} more flows not drawn; '
                          f'use <code>tcplab plot {_e(run.dir)} --conn NAME</code>.</p>')
@@ -153,10 +211,10 @@ def _graphs_html(run, anchor: str) -> str:
         if vegas:
             parts.append("<h3>Vegas congestion avoidance</h3>")
             for c in vegas[:MAX_TCP_GRAPHS]:
-                parts.append(_Pending(plots.cam_graph(run, c), f"CAM graph of {c}", f"{anchor}-cam-{c}"))
+                parts.append(graph("cam", [c], _mpl("cam_graph", run, c), f"CAM graph of {c}", f"{anchor}-cam-{c}"))
         parts.append("<h3>Sequence numbers</h3>")
-        parts.append(_Pending(plots.seq_graph(run, conns[:MAX_TCP_GRAPHS]),
-                              "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
+        parts.append(graph("seq", conns[:MAX_TCP_GRAPHS], _mpl("seq_graph", run, conns[:MAX_TCP_GRAPHS]),
+                           "Sequence number versus time (sender above, receiver below)", f"{anchor}-seq"))
     # UDP sources belong on the throughput graph too (issue 14); a run with only UDP gets it alone.
     udp_names = [u["name"] for u in run.summary.get("udp") or []]
     tcp_names = conns[:MAX_TCP_GRAPHS] if has_tcp and conns else []
@@ -165,13 +223,13 @@ def _graphs_html(run, anchor: str) -> str:
         what = ("Per-flow throughput (TCP from ACK progress, UDP from datagrams forwarded), with the "
                 "bottleneck capacity" if udp_names else "Per-flow throughput from ACK progress, with the "
                 "bottleneck capacity")
-        parts.append(_Pending(plots.flows_graph(run, conns=tcp_names + udp_names), what,
-                              f"{anchor}-flows"))
+        parts.append(graph("flows", tcp_names + udp_names, _mpl("flows_graph", run, conns=tcp_names + udp_names),
+                           what, f"{anchor}-flows"))
     if has_link:
         for lk in _relevant_links(run):
             parts.append(f"<h3>Link {_e(lk)}</h3>")
-            parts.append(_Pending(plots.link_graph(run, lk), f"Output bandwidth of {lk} (100 ms thin, 300 ms "
-                                  "thick), drops marked on the axis", f"{anchor}-link-{lk}"))
-            parts.append(_Pending(plots.queue_graph(run, lk), f"Queue size at {lk}: min–max per 100 ms "
-                                  "with the average", f"{anchor}-queue-{lk}"))
-    return "".join(_draw_pending(parts))
+            parts.append(graph("link", [lk], _mpl("link_graph", run, lk), f"Output bandwidth of {lk} (100 ms thin, "
+                               "300 ms thick), drops marked on the axis", f"{anchor}-link-{lk}"))
+            parts.append(graph("queue", [lk], _mpl("queue_graph", run, lk), f"Queue size at {lk}: min–max per "
+                               "100 ms with the average", f"{anchor}-queue-{lk}"))
+    return "".join(_draw_pending(_draw_native(parts, native)))

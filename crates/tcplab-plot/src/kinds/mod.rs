@@ -1,6 +1,7 @@
 //! The graphs, one module per family as in python/tcplab/plots/: [`link`] (link bandwidth, queue
-//! length), [`flows`] (every flow's throughput), [`seq`] (sequence numbers), [`tcp`] (the trace graph).
+//! length), [`flows`] (every flow's throughput), [`seq`] (sequence numbers), [`tcp`] (the trace graph), [`cam`] (Vegas CAM).
 
+pub mod cam;
 pub mod flows;
 pub mod link;
 pub mod seq;

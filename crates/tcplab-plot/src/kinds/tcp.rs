@@ -4,8 +4,8 @@
 //! over the last 12 segments; the bottleneck's queue (min–max bars and average). Along the top of
 //! the windows panel a mark per segment sent, the KB count, diamonds at coarse timer ticks,
 //! circles at coarse timeouts; marks on its x-axis at ACKs received; on every panel a full-height
-//! line at the original send time of each segment later retransmitted. Deviations: a flow with
-//! Vegas CAM rows (whose graph adds the CAM panel) is left to the Python version.
+//! line at the original send time of each segment later retransmitted; a Vegas flow's CAM panel
+//! (crate::kinds::cam) third, above the queue.
 
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -133,12 +133,7 @@ fn queue_interval_for(span: f64) -> f64 {
 
 pub fn tcp_graph(run: &Run, conn: &str, t_from: Option<f64>, t_to: Option<f64>) -> Result<Figure, PlotError> {
     let flow = run.flow(conn)?.clone();
-    if run.has("trace_cam.parquet") {
-        let cam = run.read("trace_cam.parquet", "Vegas CAM trace", &["conn", "t_s"], &["conn", "t_s"], Some(("conn", conn)))?;
-        if cam.len > 0 {
-            return Err(PlotError::NotNative("a TCP graph with a CAM panel".into()));
-        }
-    }
+    let cam = crate::kinds::cam::cam_rows(run, conn)?;
     let snd = run.tcp(conn, &COLS)?.where_in("side", &["snd"]);
     let t = snd.f("t_s").to_vec();
     let end = run.sim_end().unwrap_or(0.0).max(t.iter().cloned().fold(0.0, f64::max));
@@ -225,8 +220,17 @@ pub fn tcp_graph(run: &Run, conn: &str, t_from: Option<f64>, t_to: Option<f64>) 
         pw.items.push(Item::Text { id: "kb-label".into(), x: tt, y: 1.085, text: n.to_string(), size: 6.0, color: C_BLACK, anchor: (HPos::Center, VPos::Bottom), frac_x: false });
     }
     let rt: Vec<f64> = retransmitted_originals(&snd).into_iter().filter(|&x| inside(x, t0, t1)).collect();
-    let mut panels = vec![pw, pr, pq];
-    for (i, (p, name)) in panels.iter_mut().zip(["windows", "rate", "queue"]).enumerate() {
+    // a Vegas flow's CAM panel third (000 Fig 4.3)
+    let with_cam = cam.len > 0;
+    let mut panels = vec![pw, pr];
+    if with_cam {
+        let mut pc = crate::kinds::cam::cam_panel(run, conn, &cam, t0, t1);
+        pc.ratio = 1.1;
+        panels.push(pc);
+    }
+    panels.push(pq);
+    let names: &[&str] = if with_cam { &["windows", "rate", "cam", "queue"] } else { &["windows", "rate", "queue"] };
+    for (i, (p, name)) in panels.iter_mut().zip(names).enumerate() {
         let id = if i == 0 { "retx-lines".to_string() } else { format!("retx-lines:{name}") };
         p.items.insert(0, Item::Marks { id, xs: rt.clone(), y0: 0.0, y1: 1.0, stroke: Stroke::new(C_BLACK, 0.7), clip: true });
     }
@@ -247,5 +251,5 @@ pub fn tcp_graph(run: &Run, conn: &str, t_from: Option<f64>, t_to: Option<f64>) 
     if let Some(tp) = flow.get("throughput_KBps").and_then(|v| v.as_f64()) {
         title += &format!(" (throughput: {tp:.0} KB/s)");
     }
-    Ok(Figure { size: (8.0, 6.6), title, x: (t0, t1), xlabel: "Time (seconds)".into(), panels, bottom_legend: legend })
+    Ok(Figure { size: (8.0, if with_cam { 6.6 + 1.3 } else { 6.6 }), title, x: (t0, t1), xlabel: "Time (seconds)".into(), panels, bottom_legend: legend })
 }
