@@ -452,6 +452,27 @@ def test_a_failing_setup_command_stops_the_emulation(tmp_path):
     assert leftovers(os.getpid()) == []
 
 
+@needs_emulation
+def test_progress_is_reported_off_the_emulators_loop(tmp_path):
+    """The loop runs in real time on the calling thread: the Python callback must not run there
+    (taking the GIL inside the loop would stall the network behind any Python thread holding it).
+    It is called from a thread of its own with increasing times; one that raises stops the run."""
+    import threading
+    flow = '[[tcp]]\nname = "f"\nfrom = "h1"\nto = "h2"\nvariant = "linux-reno"\nduration = "1s"\n'
+    sc = scenario(tmp_path, flow, duration="1.5s")
+    calls = []
+    emu.emulate(sc, progress=lambda t, end: calls.append((t, end, threading.get_ident())))
+    assert calls and all(end == 1.5 for _, end, _ in calls), calls
+    assert [t for t, _, _ in calls] == sorted(t for t, _, _ in calls)
+    assert threading.get_ident() not in {i for _, _, i in calls}
+
+    def stop(t, end):
+        raise RuntimeError("stop")
+    with pytest.raises(KeyboardInterrupt):
+        emu.emulate(sc, progress=stop)
+    assert leftovers(os.getpid()) == []
+
+
 def pcap_records(data: bytes):
     """(time s, original length, captured bytes) of every record of a classic pcap file."""
     off, out = 24, []

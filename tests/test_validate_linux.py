@@ -98,6 +98,11 @@ def test_quick_matrix_runs_and_reports(tmp_path):
         assert c["cwnd_distance"] is not None and c["cwnd_distance"] >= 0
         assert len(c["curves"]["t"]) == len(c["curves"]["sim_cwnd"]) == len(c["curves"]["linux_cwnd"]) > 0
         assert c["kernel_settings"] == r["kernel_settings"]
+        # The emulator's accuracy figures of the kernel run, kept to say why it was (not) faithful.
+        (em,) = c["emulation"]
+        assert set(em) == set(vl.EMULATION_FIGURES) and em["released_early"] == 0
+        assert 0 <= em["release_lateness_p50_ms"] <= em["release_lateness_p99_ms"] <= em["release_lateness_max_ms"]
+        assert 0 < em["host_write_p50_ms"] <= em["host_write_p99_ms"]
     assert r["overall"]["ran"] + r["overall"]["skipped"] == r["overall"]["cases"]
 
 

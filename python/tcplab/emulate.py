@@ -110,7 +110,9 @@ def print_emulation(summary: dict, file=None) -> None:
           f"max {em.get('release_lateness_max_ms', 0):.3f} ms, {em.get('released_over_1ms_late', 0)} over 1 ms late, "
           f"over {em.get('datagrams_released', 0)} datagrams; released early: {em.get('released_early', 0)}; "
           f"the machine woke the emulator p99 {em.get('wakeup_lateness_p99_ms', 0):.3f} ms late and held it "
-          f"(preempted, or woke it over 0.05 ms late) before {em.get('released_while_held', 0)} releases", file=f)
+          f"(preempted, or woke it over 0.05 ms late) before {em.get('released_while_held', 0)} releases; "
+          f"a write to a host took p50 {em.get('host_write_p50_ms', 0):.3f} ms, p99 {em.get('host_write_p99_ms', 0):.3f} ms "
+          f"(the host's own processing, not lateness)", file=f)
     for l in em.get("links", []):
         line = (f"  {l['name']:<24} configured {l['rate_bps'] / 1e6:9.4f} Mbit/s, achieved {l['achieved_rate_bps'] / 1e6:9.4f} Mbit/s "
                 f"({100 * l['achieved_over_configured']:.2f} %)")

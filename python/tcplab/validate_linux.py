@@ -256,6 +256,13 @@ def _sim_variants() -> set[str]:
     return {row[0] for row in _core.tcp_variants()}
 
 
+# The emulator's accuracy figures kept per kernel run (summary.json's `emulation` section).
+EMULATION_FIGURES = ("release_lateness_p50_ms", "release_lateness_p99_ms", "release_lateness_max_ms",
+                     "release_lateness_p99_unheld_ms", "released_while_held", "datagrams_released",
+                     "wakeup_lateness_p99_ms", "host_write_p50_ms", "host_write_p99_ms", "released_early",
+                     "realtime_priority")
+
+
 def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[str] | None,
              saved: dict[str, Any] | None = None, kernel_runs: int = 1) -> dict[str, Any]:
     """One case. `saved` (a case row of an earlier run's validate-linux.json, with its kernel
@@ -276,13 +283,18 @@ def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[st
     sim_series = [_sim_series(sim, f"f{i}", t0, t1) for i in range(c.flows)]
     if saved is None:
         from . import emulate as emu
-        runs, faithful = [], True
+        runs, faithful, accuracy = [], True, []
         load_before = os.getloadavg()
         for _ in range(max(1, kernel_runs)):
             lin = emu.emulate(Scenario.from_toml(scenario_text(c, "linux"), f"<validate-linux {c.name} linux>"))
             runs.append({f["name"]: f.get("tcp_info_samples") or {} for f in lin.summary["flows"]})
-            faithful &= bool((lin.summary.get("emulation") or {}).get("faithful", False))
+            em = lin.summary.get("emulation") or {}
+            faithful &= bool(em.get("faithful", False))
+            accuracy.append({k: em.get(k) for k in EMULATION_FIGURES})
         row["emulation_faithful"] = faithful
+        # Why a run was (not) faithful: its release lateness, what the machine held, how long
+        # the kernel's own processing inside each write to a host took.
+        row["emulation"] = accuracy
         # The machine's load average (1 min before; 1, 5, 15 min after) when the kernel side
         # ran: the emulation runs in real time and its figures carry the load.
         row["load_average"] = [round(x, 2) for x in (*load_before[:1], *os.getloadavg())]
@@ -290,6 +302,8 @@ def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[st
     else:
         runs = [saved["linux_samples"], *saved.get("linux_samples_more", [])]
         row["emulation_faithful"] = bool(saved.get("emulation_faithful", False))
+        if saved.get("emulation") is not None:
+            row["emulation"] = saved["emulation"]
         row["load_average"] = saved.get("load_average")
         row["linux_source"] = f"saved: {saved.get('linux_source_path', 'earlier run')}"
     samples = runs[0]

@@ -345,14 +345,42 @@ fn emulate<'py>(
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use tcplab::emu::EmuOptions;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let opts = EmuOptions { seed, overrides };
+    // The emulator calls its progress closure from its real-time loop: it must never wait for
+    // the GIL there (another Python thread may hold it for the 5 ms switch interval, and the
+    // callback's own Python time would stall the network). The closure only stores the times;
+    // a thread of normal priority, started before the loop takes its real-time priority, takes
+    // the GIL and calls the Python callback every 100 ms. A callback that raises stops the run.
+    let (now_bits, end_bits) = (AtomicU64::new(f64::NAN.to_bits()), AtomicU64::new(0));
+    let (raised, done) = (AtomicBool::new(false), AtomicBool::new(false));
     let result = py.allow_threads(|| {
-        tcplab::emu::emulate(&text, &file, &opts, |now, end| {
+        std::thread::scope(|s| {
             if let Some(cb) = &progress {
-                Python::with_gil(|py| cb.call1(py, (now, end)).is_ok())
-            } else {
-                true
+                s.spawn(|| {
+                    let mut last = std::time::Instant::now();
+                    while !done.load(Ordering::Acquire) {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                        let now = f64::from_bits(now_bits.load(Ordering::Relaxed));
+                        if last.elapsed().as_millis() < 100 || now.is_nan() || done.load(Ordering::Acquire) {
+                            continue;
+                        }
+                        last = std::time::Instant::now();
+                        let end = f64::from_bits(end_bits.load(Ordering::Relaxed));
+                        if Python::with_gil(|py| cb.call1(py, (now, end)).is_err()) {
+                            raised.store(true, Ordering::Release);
+                            return;
+                        }
+                    }
+                });
             }
+            let r = tcplab::emu::emulate(&text, &file, &opts, |now, end| {
+                now_bits.store(now.to_bits(), Ordering::Relaxed);
+                end_bits.store(end.to_bits(), Ordering::Relaxed);
+                !raised.load(Ordering::Acquire)
+            });
+            done.store(true, Ordering::Release);
+            r
         })
     });
     let r = match result {

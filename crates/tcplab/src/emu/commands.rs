@@ -11,10 +11,11 @@
 //! setup = false                     # true: run to completion before anything starts (below)
 //! ```
 //!
-//! Each runs as `ip netns exec <namespace> argv...` at normal scheduling priority (started by a
+//! Each runs as `ip netns exec <namespace> argv...` in a process group of its own at normal scheduling priority (started by a
 //! thread made before the emulator's loop took its real-time priority), its stdout and stderr
 //! kept in the run directory (`command-<name>.stdout`, `.stderr`), its exit code in the summary.
-//! A command still running at the end is killed with its namespace.
+//! A command still running at the end is killed with its process group (what it started too)
+//! and its namespace.
 //!
 //! A `setup = true` command (sysctls, socket defaults) runs to completion in its namespace after
 //! the namespace is made and before the emulator's sinks listen and its clock starts, so that
@@ -179,7 +180,7 @@ pub const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// killed) is an error naming the command, its host and its stderr.
 pub fn run_setup(r: &Ready) -> Result<(), EmuError> {
     let files = std::fs::File::create(&r.stdout).and_then(|o| Ok((o, std::fs::File::create(&r.stderr)?)));
-    let child = files.and_then(|(o, e)| Command::new("ip").args(["netns", "exec", &r.ns]).args(&r.argv).stdin(Stdio::null()).stdout(o).stderr(e).spawn());
+    let child = files.and_then(|(o, e)| in_namespace(&r.ns, &r.argv).stdout(o).stderr(e).spawn());
     let fail = |m: String| {
         *r.state.error.lock().unwrap() = Some(m.clone());
         EmuError::System(format!("setup command {:?} on host {}: {m}", r.name, r.host))
@@ -198,6 +199,31 @@ pub fn run_setup(r: &Ready) -> Result<(), EmuError> {
     Ok(())
 }
 
+/// `ip netns exec NS argv...` (which execs argv in the namespace), stdin closed, in a process
+/// group of its own so that [`kill_group`] reaches what it started (`sh -c "a; b"`'s children).
+pub(crate) fn in_namespace(ns: &str, argv: &[String]) -> Command {
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", ns]).args(argv);
+    group_leader(&mut c);
+    c
+}
+
+/// Make the command the leader of a new process group (its id = its pid).
+pub(crate) fn group_leader(c: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    c.stdin(Stdio::null()).process_group(0)
+}
+
+/// Kill `child`'s process group (the child and every process it started that stayed in its
+/// group: killing only the child would leave a grandchild running) and reap the child.
+pub(crate) fn kill_group(child: &mut std::process::Child) {
+    let pid = child.id() as libc::pid_t;
+    // The group exists only if the child leads it ([`group_leader`]); otherwise ESRCH.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Wait for `child` at most `limit`; past it, kill it and say so.
 pub(crate) fn wait_within(mut child: std::process::Child, limit: Duration) -> Result<std::process::ExitStatus, String> {
     let since = Instant::now();
@@ -208,8 +234,7 @@ pub(crate) fn wait_within(mut child: std::process::Child, limit: Duration) -> Re
             Err(e) => return Err(format!("waiting for it: {e}")),
         }
         if since.elapsed() >= limit {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill_group(&mut child);
             return Err(format!("still running after {:?}: killed (a setup command must finish before the run starts)", limit));
         }
         std::thread::sleep(Duration::from_millis(2).min(limit));
@@ -229,7 +254,7 @@ pub fn spawn(r: &Ready, t0: Instant, stop: Arc<AtomicBool>) -> std::thread::Join
             std::thread::sleep(Duration::from_nanos((start - now()).min(5_000_000)));
         }
         let files = std::fs::File::create(&out).and_then(|o| Ok((o, std::fs::File::create(&err)?)));
-        let child = files.and_then(|(o, e)| Command::new("ip").args(["netns", "exec", &ns]).args(&argv).stdin(Stdio::null()).stdout(o).stderr(e).spawn());
+        let child = files.and_then(|(o, e)| in_namespace(&ns, &argv).stdout(o).stderr(e).spawn());
         let mut child = match child {
             Ok(c) => c,
             Err(e) => {
@@ -252,8 +277,7 @@ pub fn spawn(r: &Ready, t0: Instant, stop: Arc<AtomicBool>) -> std::thread::Join
                 Err(_) => return,
             }
             if stop.load(Ordering::Relaxed) {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return;
             }
             std::thread::sleep(Duration::from_millis(5));

@@ -142,6 +142,8 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
     let (p99_unheld, n_unheld) = acc.unheld_p99();
     let mut wake = acc.wake_late_ns.clone();
     wake.sort_unstable();
+    let mut writes = acc.host_write_ns.clone();
+    writes.sort_unstable();
     let all = lateness(None);
     let fell_behind = all["fell_behind"].as_bool().unwrap_or(false) || links.iter().any(|l| l["fell_behind"].as_bool().unwrap_or(false));
     let mut emulation = json!({
@@ -158,6 +160,9 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
         "wakeup_lateness_p50_ms": ms(percentile(&wake, 0.5)),
         "wakeup_lateness_p99_ms": ms(percentile(&wake, 0.99)),
         "wakeup_lateness_max_ms": ms(wake.last().copied().unwrap_or(0) as f64),
+        "host_write_p50_ms": ms(percentile(&writes, 0.5)),
+        "host_write_p99_ms": ms(percentile(&writes, 0.99)),
+        "host_write_max_ms": ms(writes.last().copied().unwrap_or(0) as f64),
         "frames_from_hosts": acc.frames_in,
         "frames_dropped_unparsable": acc.bad_frames,
         "frames_dropped_not_for_the_scenario": acc.foreign_frames,

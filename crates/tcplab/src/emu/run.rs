@@ -112,7 +112,9 @@ pub fn check_commands(text: &str, file: &str, overrides: &[String]) -> Result<St
 }
 
 /// Run scenario `text` in emulation. `progress(now_s, end_s)` is called about every 100 ms of
-/// wall time; returning false stops the run as Ctrl-C does.
+/// wall time; returning false stops the run as Ctrl-C does. It runs inside the real-time loop:
+/// it must return at once (no locks another thread may hold, no interpreter lock: the Python
+/// binding only stores the times there and calls Python from a thread of its own).
 pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnMut(f64, f64) -> bool) -> Result<EmuResult, EmuError> {
     let (text_run, command_cfgs) = commands::split(text, file)?;
     let (sc, new_text, _) = load_text(&text_run, file, &opts.overrides)?;
@@ -397,15 +399,21 @@ fn release(sim: &mut Simulation, flows: &mut [EmuFlow], hosts: &[Host], host_of:
             out.extend_from_slice(&GATEWAY_MAC);
             out.extend_from_slice(&[0x08, 0x00]);
             out.extend_from_slice(&d.bytes);
+            // Released when the write begins: the host has the frame from then on. The
+            // write returns only after the kernel ran the host's receive path (and what that
+            // sent) in it (`tun_get_user` hands the frame to `netif_receive_skb` in the
+            // writer's context): that time is the host's processing, not lateness of this
+            // datagram; a datagram after it in this batch waits for it and counts it.
             let before = clock.now();
             sys::write_frame(hosts[hi].fd, out);
             let t = clock.now();
+            acc.host_write(t - before);
             if t - before > SLOW_WRITE_NS {
-                // The kernel's receive path ran in the write; whether the machine held the
-                // thread meanwhile counts for this datagram and the ones after it.
+                // Whether the machine held the thread meanwhile counts for the datagrams
+                // after this one.
                 pre.sample(t);
             }
-            t
+            before
         } else {
             let t = clock.now();
             deliver_to_endpoint(flows, t, &d.bytes, d.node);

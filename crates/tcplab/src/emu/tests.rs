@@ -141,3 +141,38 @@ fn a_hung_setup_command_is_killed_at_its_limit() {
     let done = std::process::Command::new("true").spawn().expect("true runs");
     assert!(wait_within(done, Duration::from_secs(10)).expect("exits").success());
 }
+
+#[test]
+fn a_setup_commands_children_are_killed_with_it() {
+    // `sh -c` starts a grandchild; killing only `sh` (the child) would leave it running.
+    use super::commands::{group_leader, wait_within};
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("tcplab-emu-pg-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("grandchild.pid");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(format!("sleep 30 & echo $! > {}; wait", pidfile.display()));
+    let child = group_leader(&mut cmd).spawn().expect("sh runs");
+    let t = Instant::now();
+    let grandchild: i32 = loop {
+        if let Some(p) = std::fs::read_to_string(&pidfile).ok().and_then(|s| s.trim().parse().ok()) {
+            break p;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "sh wrote its child's pid");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let err = wait_within(child, Duration::from_millis(50)).expect_err("sh waits for sleep 30");
+    assert!(err.contains("killed"), "{err}");
+    // The grandchild is gone or a zombie waiting for its new parent to reap it.
+    let t = Instant::now();
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().and_then(|r| r.split_whitespace().next()).unwrap_or("gone").to_string();
+        if state == "gone" || state == "Z" || state == "X" {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "grandchild {grandchild} still running (state {state})");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

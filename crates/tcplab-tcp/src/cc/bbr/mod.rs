@@ -27,6 +27,14 @@
 //!   `lt_bw`): it engages in the 4-flow 10 Mbit/s, 50 ms, 2 BDP validate-linux case
 //!   (retransmissions 1,106 → 971, kernel 234–385 over seven runs).
 //!
+//! * What an ACK delivered (Linux `rs->acked_sacked`, `tcp_ack`: `tp->delivered` after minus
+//!   before): cwnd growth (`bbr_set_cwnd`), packet conservation and the ACK-aggregation
+//!   estimate take the bytes newly SACKed or newly acknowledged without an earlier SACK, never
+//!   the cumulative advance over data SACKed before (2026-11-29; before, a retransmission that
+//!   filled a hole under N SACKed segments grew STARTUP's cwnd by N more, to 5,300–5,600
+//!   segments on the 100 Mbit/s, 200 ms, 0.5 BDP validate-linux path where the kernel's stops at
+//!   its 5,031 target; and set the first recovery round's cwnd to pipe + N).
+//!
 //! Deliberate deviations from Linux:
 //! * `lt_bw`'s losses: see [`lt_bw`] (the marks of SACK-only ACKs count at the next sample;
 //!   reorder-timer and timeout marks are not in `tp->lost`); `params.lt_bw = 0` switches it off;
@@ -47,6 +55,9 @@
 //!   the segment it SACKed towards the target, without a rate sample;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
+//! * a SACK-only ACK outside recovery reaches no cwnd rule (the endpoint calls the CC on ACKs
+//!   that advance snd_una and on every ACK of a recovery); what it SACKed counts in the next
+//!   ACK's `acked_sacked`, where Linux's `bbr_main` counts it on that ACK;
 //! * no idle-restart handling (`CA_EVENT_TX_START`); the endpoint's slow start after idle is off
 //!   for BBR, as Linux skips it for CCs with `cong_control`;
 //! * before the first RTT sample no pacing rate is set (Linux paces at 2.89 · IW / 1 ms); the
@@ -209,6 +220,11 @@ pub struct BbrCc {
     /// The ACK being processed in recovery already set cwnd (`on_ack_in_recovery`); a recovery
     /// pipe report without it is a duplicate (SACK-only) ACK.
     cwnd_set_this_ack: bool,
+    /// `rate.delivered` when the previous ACK was done with, and what the current ACK newly
+    /// delivered (Linux `rs->acked_sacked`: SACKed by it, or cumulatively acknowledged and not
+    /// SACKed before).
+    delivered_mark: u64,
+    acked_sacked: u64,
     /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
     pub transitions: Vec<(Nanos, Mode)>,
     /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
@@ -251,6 +267,8 @@ impl BbrCc {
             lost_since_sample: 0,
             lt: LtBw::default(),
             cwnd_set_this_ack: false,
+            delivered_mark: 0,
+            acked_sacked: 0,
             transitions: vec![(0, Mode::Startup)],
             phases: Vec::new(),
             probe_rtt_min_stamps: Vec::new(),
@@ -356,9 +374,13 @@ impl BbrCc {
     fn on_ack_main(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         let now = s.now;
         self.cons.on_ack(s.snd_una);
-        let acked = s.bytes_acked as u64;
-        let rs = self.rate.on_ack(now, s.snd_una, acked, self.min_rtt.min_rtt);
-        let prior_in_flight = rs.map_or(self.rate.in_flight() + acked, |r| r.prior_in_flight);
+        let cum_acked = s.bytes_acked as u64;
+        let rs = self.rate.on_ack(now, s.snd_una, cum_acked, self.min_rtt.min_rtt);
+        // Linux's cwnd and aggregation arithmetic take `rs->acked_sacked` (`tcp_ack`:
+        // `tp->delivered` before and after the ACK), not the cumulative advance: data SACKed
+        // earlier and now covered by the cumulative ACK was counted when it was SACKed.
+        let acked = self.take_acked_sacked();
+        let prior_in_flight = rs.map_or(self.rate.in_flight() + cum_acked, |r| r.prior_in_flight);
         self.update_bw(now, rs);
         self.update_ack_aggregation(now, rs, acked, w.cwnd, w.mss);
         self.update_cycle_phase(now, prior_in_flight, w.mss);
@@ -368,6 +390,14 @@ impl BbrCc {
         self.update_gains();
         self.set_pacing_rate(view, w);
         self.set_cwnd(w, acked);
+    }
+
+    /// Bytes newly delivered since the previous ACK was done with (SACKed on duplicate ACKs
+    /// that reached no cwnd rule count here too), and mark them taken.
+    fn take_acked_sacked(&mut self) -> u64 {
+        self.acked_sacked = self.rate.delivered.saturating_sub(self.delivered_mark);
+        self.delivered_mark = self.rate.delivered;
+        self.acked_sacked
     }
 
     fn update_bw(&mut self, now: Nanos, rs: Option<RateSample>) {
@@ -617,6 +647,16 @@ impl CongestionControl for BbrCc {
     /// round, else growth towards the target by the segment it SACKed.
     fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
         let duplicate = !std::mem::take(&mut self.cwnd_set_this_ack);
+        // An ACK that advanced snd_una conserves with what it newly delivered (its
+        // `rs->acked_sacked`, taken by `on_ack_main`), not the cumulative advance the endpoint
+        // reports; a duplicate ACK with the segment it SACKed, whose delivery the next ACK must
+        // not count again.
+        let delivered = if duplicate {
+            self.delivered_mark = self.rate.delivered;
+            delivered
+        } else {
+            self.acked_sacked
+        };
         if duplicate && delivered > 0 {
             self.deduct_losses(w);
         }

@@ -134,3 +134,65 @@ fn a_detected_policer_sets_bw_and_holds_probe_bw_at_gain_one() {
     off.lt_sample(0, off.lt_input(100_000, false));
     assert!(!off.lt.use_bw && off.lt.lt_bw == 0);
 }
+
+fn view(log: &crate::sendlog::SendLog, now: Nanos) -> SenderView<'_> {
+    SenderView { now, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 1 << 30, mss: 1000, dupacks: 0, fine_srtt: Some(100 * MS), in_recovery: true, send_log: log }
+}
+
+fn cum_ack(now: Nanos, snd_una: u64, bytes_acked: u32) -> AckSample {
+    AckSample { now, bytes_acked, rtt: Some(100 * MS), fine_rtt: Some(100 * MS), in_slow_start: false, snd_una, snd_nxt: 40_000, flight: 0, ece: false }
+}
+
+/// STARTUP, 40 segments of 1000 bytes sent at 0; segment 0 lost; duplicate ACKs in recovery
+/// SACK segments 1..=19, one each, at 1 ms (the clock is compressed so that the delivery-rate
+/// sample, 20 segments in 2 ms, puts STARTUP's target far above cwnd). Returns the controller and its window after them.
+fn startup_in_recovery_with_19_sacked() -> (BbrCc, CcWindow) {
+    let mut b = BbrCc::new(BbrParams { ack_aggregation: false, ..BbrParams::DEFAULT }, 1);
+    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    for k in 0..40u64 {
+        b.on_send(0, k * 1000, 1000, false);
+    }
+    let _ = b.ssthresh(&w, 40_000, u32::MAX, LossEvent::FastRetransmit);
+    b.on_recovery(&mut w, true);
+    for k in 1..20u64 {
+        b.on_sacked(MS, k * 1000, (k + 1) * 1000);
+        b.on_recovery_pipe(&mut w, 40_000 - k * 1000, 1000);
+    }
+    (b, w)
+}
+
+#[test]
+fn a_cumulative_ack_over_sacked_data_counts_only_what_it_newly_delivered() {
+    // Linux `tcp_ack` hands `bbr_main` rs->acked_sacked = tp->delivered after − before the ACK:
+    // the segments SACKed earlier and now covered by the cumulative ACK were delivered (and
+    // counted) when SACKed. The retransmission of segment 0 arrives: snd_una jumps 20 segments,
+    // one of them newly delivered.
+    let (mut b, mut w) = startup_in_recovery_with_19_sacked();
+    let log = crate::sendlog::SendLog::default();
+    // The recovery's first round: cwnd = max(cwnd, pipe + acked_sacked). Pipe 20,000 (20 unsacked
+    // beyond snd_una): 21,000 with the one newly delivered segment; counting the 20-segment jump
+    // would give 40,000.
+    w.cwnd = 10_000;
+    b.on_ack_in_recovery(&mut w, &cum_ack(2 * MS, 20_000, 20_000), &view(&log, 2 * MS));
+    b.on_recovery_pipe(&mut w, 20_000, 20_000);
+    assert_eq!(w.cwnd, 21_000, "pipe + the one segment this ACK delivered");
+    assert_eq!(b.rate.delivered, 20_000, "each segment delivered once");
+}
+
+#[test]
+fn startup_grows_cwnd_by_newly_delivered_bytes_not_by_the_cumulative_jump() {
+    // `bbr_set_cwnd` in STARTUP (below the target): cwnd += acked, acked = rs->acked_sacked.
+    let (mut b, mut w) = startup_in_recovery_with_19_sacked();
+    let log = crate::sendlog::SendLog::default();
+    // Recovery over (the first round ended long ago, prior cwnd restored): the cumulative ACK
+    // over segment 0's retransmission and the 19 SACKed segments grows cwnd by 1000, not 20,000.
+    b.on_recovery(&mut w, false);
+    b.cons.on_round_start();
+    w.cwnd = 40_000;
+    let s = cum_ack(2 * MS, 20_000, 20_000);
+    b.on_ack(&mut w, &s, &view(&log, 2 * MS), None);
+    assert_eq!(w.cwnd, 41_000);
+    // The next ACK delivers two unsacked segments: +2000.
+    b.on_ack(&mut w, &cum_ack(3 * MS, 22_000, 2000), &view(&log, 3 * MS), None);
+    assert_eq!(w.cwnd, 43_000);
+}
