@@ -6,8 +6,10 @@ use crate::Nanos;
 /// How many coarse-timeout times [`ConnStats::timeout_times`] keeps.
 pub const MAX_TIMEOUT_TIMES: usize = 100;
 
-/// `repr(C)`, the counters every segment touches first (issue 28: at thousands of flows each
-/// cache line of a cold endpoint is a miss); the field order is otherwise free.
+/// `repr(C)`, grouped by when they are touched (issue 28: at thousands of flows each cache line
+/// of a cold endpoint is a miss): what every segment sent or received touches first; then
+/// `first_send` (read at every data segment sent) and what a loss touches (a timeout's counters,
+/// its time list, a retransmission's); the rest last. The field order is otherwise free.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct ConnStats {
@@ -47,26 +49,31 @@ pub struct ConnStats {
     pub aborted: bool,
     /// The limit that bound at `limit_since` (index into `limited_ns`).
     pub limit_which: u8,
-    // Cold: the handshake, the end, losses and rarer events.
+    // Every data segment sent reads `first_send`; a loss (a timeout or a fast retransmit and
+    // the retransmission that follows) touches the rest of this group.
     /// Time of the first data segment sent.
     pub first_send: Opt64,
-    /// Time the connection reached ESTABLISHED.
-    pub established_at: Opt64,
-    /// Time the connection became CLOSED.
-    pub closed_at: Opt64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     /// Retransmission-timer expiries with data outstanding (not persist probes).
     pub coarse_timeouts: u64,
-    /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (`lite` variants only).
-    pub predicted_acks: u64,
     /// Largest gap between a timeout and the previous segment sent (seed 001 §3.2: "a delay of
     /// 1.7 seconds between the timeout and the previous packet sent").
     pub largest_timeout_gap: Nanos,
+    /// When the first 100 (`MAX_TIMEOUT_TIMES`) of those expiries happened (seed 001 §3.1 lists
+    /// Lite.0's at 3.5, 10.5 and 14.5 s).
+    pub timeout_times: Vec<Nanos>,
     pub fast_retransmits: u64,
+    pub dupacks_received: u64,
+    // Cold: the handshake, the end, rarer events.
+    /// Time the connection reached ESTABLISHED.
+    pub established_at: Opt64,
+    /// Time the connection became CLOSED.
+    pub closed_at: Opt64,
+    /// ACKs taken by 4.4BSD-Lite's header-prediction fast path (`lite` variants only).
+    pub predicted_acks: u64,
     /// Slow-start restarts after an idle period (4.4BSD tcp_output.c).
     pub idle_restarts: u64,
-    pub dupacks_received: u64,
     pub out_of_order_segments: u64,
     /// ECN: ACKs with ECE received (sender side).
     pub ecn_ece_received: u64,
@@ -78,7 +85,4 @@ pub struct ConnStats {
     /// SACK: ACKs carrying SACK blocks received, and D-SACK blocks among them (RFC 2883).
     pub sack_acks_received: u64,
     pub dsacks_received: u64,
-    /// When the first 100 (`MAX_TIMEOUT_TIMES`) of those expiries happened (seed 001 §3.1 lists
-    /// Lite.0's at 3.5, 10.5 and 14.5 s).
-    pub timeout_times: Vec<Nanos>,
 }

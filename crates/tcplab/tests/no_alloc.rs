@@ -3,26 +3,35 @@
 //! allocations than events. And an idle connection stays under 2 KB (issue 28).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
-/// Heap bytes live (requested sizes, not the allocator's rounding).
-static LIVE: AtomicI64 = AtomicI64::new(0);
+
+thread_local! {
+    /// Heap bytes allocated minus freed by this thread (requested sizes, not the allocator's
+    /// rounding): per thread, so the other tests running beside one are not counted in it.
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+}
+
+fn live_add(n: i64) {
+    let _ = LIVE.try_with(|l| l.set(l.get() + n));
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
-        LIVE.fetch_add(l.size() as i64, Ordering::Relaxed);
+        live_add(l.size() as i64);
         System.alloc(l)
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size() as i64, Ordering::Relaxed);
+        live_add(-(l.size() as i64));
         System.dealloc(p, l)
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
-        LIVE.fetch_add(n as i64 - l.size() as i64, Ordering::Relaxed);
+        live_add(n as i64 - l.size() as i64);
         System.realloc(p, l, n)
     }
 }
@@ -177,7 +186,7 @@ fn an_idle_connection_takes_at_most_2_kb() {
     rcfg.close_on_peer_fin = true;
     let cfg = [Arc::new(cfg), Arc::new(rcfg)];
     let n = 10_000u32;
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = LIVE.with(Cell::get);
     let mut conns: Vec<TcpConn> = Vec::with_capacity(n as usize);
     for i in 0..n {
         let mut ep = [Endpoint::new_shared(cfg[0].clone(), i as u64, 0), Endpoint::new_shared(cfg[1].clone(), i as u64, 0x8000_0000)];
@@ -193,7 +202,7 @@ fn an_idle_connection_takes_at_most_2_kb() {
         assert!(ep[0].is_established() && ep[1].is_established(), "handshake of connection {i}");
         conns.push(TcpConn::bulk(format!("tcp{i}"), "newreno".into(), 2 * i, 2 * i + 1, SimTime::ZERO, None, None, ep, false));
     }
-    let per_conn = (LIVE.load(Ordering::Relaxed) - before) as f64 / n as f64;
+    let per_conn = (LIVE.with(Cell::get) - before) as f64 / n as f64;
     eprintln!("idle connection: {per_conn:.0} B (size_of TcpConn {} B)", std::mem::size_of::<TcpConn>());
     assert!(per_conn >= std::mem::size_of::<TcpConn>() as f64, "the slots are counted");
     assert!(per_conn <= 2048.0, "{per_conn:.0} B per idle connection");
