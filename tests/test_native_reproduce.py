@@ -300,19 +300,21 @@ def store_rows(out: Path) -> dict:
         con.close()
 
 
-def test_an_interrupted_native_reproduce_stores_its_finished_runs_and_resumes(tmp_path):
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_native_reproduce_stores_its_finished_runs_and_resumes(sig, tmp_path):
     """Ctrl-C during the native runs: no run is started after it, the finished runs go to the
     Python step, which stores them and ends as the Python path's interrupted reproduce
     ("interrupted", exit 130); a rerun runs the rest, and the store is then an uninterrupted
     run's. Every run is saved (an `analysis`), one job: a run's folder in the staging folder is
     a finished run. The binary is stopped (SIGSTOP) while the finished runs are counted, so
-    nothing finishes between the count and the Ctrl-C but the one run in flight."""
+    nothing finishes between the count and the Ctrl-C but the one run in flight. SIGTERM is
+    taken as Ctrl-C (the rerun checked once, after SIGINT)."""
     import signal
     import time
     exp = experiment(tmp_path)
-    (exp / "reproduce.toml").write_text(SPEC.replace("seeds = [1, 2]", 'seeds = [1, 2, 3]\nanalysis = "none.py"'))
+    (exp / "reproduce.toml").write_text(SPEC.replace("seeds = [1, 2]", 'seeds = [1, 2]\nanalysis = "none.py"'))
     (exp / "none.py").write_text("def run_metrics(run_dir):\n    return {}\n")
-    total = 2 * 2 * 3
+    total = 2 * 2 * 2
     env = dict(os.environ, TCPLAB_PYTHON=sys.executable)
     a = tmp_path / "a"
     proc = subprocess.Popen([NATIVE, "reproduce", exp, "--no-report", "--out", a, "--jobs", "1"],
@@ -325,7 +327,7 @@ def test_an_interrupted_native_reproduce_stores_its_finished_runs_and_resumes(tm
                 proc.send_signal(signal.SIGSTOP)
                 finished = [p.name for p in d.iterdir() if p.name.startswith("run-")]
                 all_done = (d / "results.jsonl").exists()
-                proc.send_signal(signal.SIGINT)
+                proc.send_signal(getattr(signal, sig))
                 proc.send_signal(signal.SIGCONT)
                 break
         time.sleep(0.002)
@@ -339,6 +341,8 @@ def test_an_interrupted_native_reproduce_stores_its_finished_runs_and_resumes(tm
         assert len(finished) <= len(stored) <= len(finished) + 1 < total, (finished, len(stored))
     assert len(list((a / "runs").iterdir())) == len(stored)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tcplab-prerun-")]
+    if sig != "SIGINT":
+        return
 
     again = native("reproduce", exp, "--no-report", "--out", a, "--jobs", "1")
     assert again.returncode == 0, again.stderr
