@@ -287,3 +287,68 @@ def test_the_store_is_the_same_through_lists_and_polars(tmp_path, monkeypatch):
         monkeypatch.undo()
     assert tables["lists"] == tables["polars"]
     assert len(tables["lists"]["runs"][1]) == 4 and len(tables["lists"]["links"][1]) > 0
+
+
+def store_rows(out: Path) -> dict:
+    """OUT/results.duckdb's runs: {hash: (status, group, point, seed, summary but wall_s)}."""
+    import duckdb
+    con = duckdb.connect(str(out / "results.duckdb"), read_only=True)
+    try:
+        return {h: (st, g, pt, sd, None if s is None else re.sub(r'"wall_s": [^,]+,', "", s))
+                for h, st, g, pt, sd, s in con.execute("SELECT hash, status, grp, point, seed, summary FROM runs").fetchall()}
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_native_reproduce_stores_its_finished_runs_and_resumes(sig, tmp_path):
+    """Ctrl-C during the native runs: no run is started after it, the finished runs go to the
+    Python step, which stores them and ends as the Python path's interrupted reproduce
+    ("interrupted", exit 130); a rerun runs the rest, and the store is then an uninterrupted
+    run's. Every run is saved (an `analysis`), one job: a run's folder in the staging folder is
+    a finished run. The binary is stopped (SIGSTOP) while the finished runs are counted, so
+    nothing finishes between the count and the Ctrl-C but the one run in flight. SIGTERM is
+    taken as Ctrl-C (the rerun checked once, after SIGINT)."""
+    import signal
+    import time
+    exp = experiment(tmp_path)
+    (exp / "reproduce.toml").write_text(SPEC.replace("seeds = [1, 2]", 'seeds = [1, 2]\nanalysis = "none.py"'))
+    (exp / "none.py").write_text("def run_metrics(run_dir):\n    return {}\n")
+    total = 2 * 2 * 2
+    env = dict(os.environ, TCPLAB_PYTHON=sys.executable)
+    a = tmp_path / "a"
+    proc = subprocess.Popen([NATIVE, "reproduce", exp, "--no-report", "--out", a, "--jobs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    finished = None
+    deadline = time.monotonic() + 60
+    while finished is None and time.monotonic() < deadline and proc.poll() is None:
+        for d in tmp_path.glob(".tcplab-prerun-a-*"):
+            if (d / "run-0").is_dir():
+                proc.send_signal(signal.SIGSTOP)
+                finished = [p.name for p in d.iterdir() if p.name.startswith("run-")]
+                all_done = (d / "results.jsonl").exists()
+                proc.send_signal(getattr(signal, sig))
+                proc.send_signal(signal.SIGCONT)
+                break
+        time.sleep(0.002)
+    out, err = proc.communicate(timeout=120)
+    assert finished, f"no finished run seen in the staging folder: {err}"
+    assert proc.returncode == 130 and err.endswith("\ninterrupted\n"), err
+    assert "run(s) executed" not in out   # stopped before the comparison, as the Python path is
+    stored = store_rows(a)
+    assert all(r[0] == "ok" for r in stored.values())
+    if not all_done:   # the Ctrl-C came during the runs (always, but for a very slow test process)
+        assert len(finished) <= len(stored) <= len(finished) + 1 < total, (finished, len(stored))
+    assert len(list((a / "runs").iterdir())) == len(stored)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tcplab-prerun-")]
+    if sig != "SIGINT":
+        return
+
+    again = native("reproduce", exp, "--no-report", "--out", a, "--jobs", "1")
+    assert again.returncode == 0, again.stderr
+    assert f"{total - len(stored)} run(s) executed, {len(stored)} already stored" in again.stdout
+    b = tmp_path / "b"
+    whole = native("reproduce", exp, "--no-report", "--out", b, "--jobs", "2")
+    assert whole.returncode == 0, whole.stderr
+    assert store_rows(a) == store_rows(b) and len(store_rows(b)) == total
+    assert (a / "comparison.json").read_bytes() == (b / "comparison.json").read_bytes()

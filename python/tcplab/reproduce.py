@@ -267,6 +267,8 @@ def _run_dir(task, run_dirs: dict, out: Path) -> Path:
 #: The staging folder of the runs the native `tcplab reproduce` ran before handing the command
 #: line over (crates/tcplab-cli/src/reproduce.rs): results.jsonl and the saved runs' folders.
 PRERUN_ENV = "TCPLAB_REPRODUCE_PRERUN"
+#: In the staging folder when the native runs were interrupted: only the finished ones are there.
+INTERRUPTED_MARK = "INTERRUPTED"
 
 
 def _take_prerun() -> Path | None:
@@ -392,8 +394,11 @@ def _reproduce(experiment: str, out: Path | None, seed: int | None, report: bool
     store = Store(out / "results.duckdb")
     try:
         ready = _prerun_results(prerun, list(unique.values()), resolved_sha) if prerun else None
+        # the native runs were interrupted (Ctrl-C or SIGTERM): store the finished ones, then stop
+        # as an interrupted sweep does (KeyboardInterrupt: "interrupted", exit 130)
+        interrupted = prerun is not None and (prerun / INTERRUPTED_MARK).exists()
         counts = execute_tasks(list(unique.values()), out, jobs=jobs, backend=backend, ray_address=ray_address,
-                               sweep_name=f"reproduce:{experiment}", store=store, ready=ready)
+                               sweep_name=f"reproduce:{experiment}", store=store, ready=ready, interrupted=interrupted)
         summaries = store.summaries(status="ok")
         failed = dict(store.con.execute("SELECT hash, error FROM runs WHERE status = 'failed'").fetchall())
         run_dirs = dict(store.con.execute("SELECT hash, run_dir FROM runs").fetchall())

@@ -36,6 +36,9 @@ use crate::{fmt, os_failure, rundir, traces, Failure};
 /// The environment variable naming the staging folder (python/tcplab/reproduce.py reads it).
 pub const PRERUN_ENV: &str = "TCPLAB_REPRODUCE_PRERUN";
 
+/// A file in the staging folder when the runs were interrupted (python/tcplab/reproduce.py).
+pub const INTERRUPTED_MARK: &str = "INTERRUPTED";
+
 /// `positive_int` of `cli/args.py` in its plain form (decimal digits, no leading zero); anything
 /// else is argparse's to judge.
 fn positive_int(text: &str) -> Result<u64, String> {
@@ -240,20 +243,31 @@ pub fn run(a: &ArgMatches, args: &[OsString]) -> Result<(), Failure> {
     if std::fs::create_dir(&staging).is_err() {
         exec_python(args);
     }
-    // SAFETY: the handler only stores to an atomic.
-    unsafe { libc::signal(libc::SIGINT, crate::on_sigint as *const () as libc::sighandler_t) };
+    // SAFETY: the handler only stores to an atomic. SIGTERM as Ctrl-C: either stops the runs
+    // and hands the finished ones over to be stored (see `interrupted` below).
+    unsafe {
+        libc::signal(libc::SIGINT, crate::on_sigint as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, crate::on_sigint as *const () as libc::sighandler_t);
+    }
     let jobs = a.get_one::<u64>("jobs").map(|&j| j as usize).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     rundir::umask(); // read before the threads start
     let done = run_all(&list, &staging, jobs);
-    if crate::INTERRUPTED.load(Ordering::Relaxed) {
+    // Interrupted (SIGINT or SIGTERM): no run was started after it; a saved run in flight was
+    // dropped at its next progress step, an unsaved one (a plain `sim.run()`) finished and is
+    // kept. The finished runs go to the Python step with an INTERRUPTED mark: it stores them
+    // as its sweep stores the runs finished before a Ctrl-C, runs nothing more, and ends as
+    // the Python path's interrupted reproduce ("interrupted", exit 130). A rerun resumes.
+    let interrupted = crate::INTERRUPTED.load(Ordering::Relaxed);
+    let written = write_results(&staging, &done).and_then(|()| if interrupted { std::fs::write(staging.join(INTERRUPTED_MARK), "") } else { Ok(()) });
+    if written.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
-        return Err(Failure { message: "\ninterrupted".into(), status: 130 });
-    }
-    if write_results(&staging, &done).is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
+        if interrupted {
+            return Err(Failure { message: "\ninterrupted".into(), status: 130 });
+        }
         exec_python(args);
     }
     // As launch::exec_python, but a Python CLI that cannot start leaves no staging folder behind.
+    // (The exec puts SIGINT and SIGTERM back to their default actions: the Python step's own.)
     use std::os::unix::process::CommandExt;
     let python = crate::launch::python();
     let err = std::process::Command::new(&python).env(PRERUN_ENV, &staging).arg("-m").arg("tcplab").args(args).exec();

@@ -201,12 +201,15 @@ class _deferred_sigint:
 
 def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, backend: str = "local",
                   ray_address: str | None = None, sweep_name: str = "", retry_failed: bool = False,
-                  quiet: bool = False, store=None, commit_every: float = 0.2, ready: dict | None = None) -> dict:
+                  quiet: bool = False, store=None, commit_every: float = 0.2, ready: dict | None = None,
+                  interrupted: bool = False) -> dict:
     """Run the tasks not already in OUT's store. Finished runs are committed in one transaction
     per `commit_every` seconds (0: every batch as it arrives) and when the sweep ends or is
     interrupted; a kill -9 loses at most the runs finished in the last window, which a rerun
     runs again. `ready`: {hash: result} of tasks already run elsewhere (the native `tcplab
-    reproduce`), stored as if run here. Returns counts {total, skipped, ran, failed, session}."""
+    reproduce`), stored as if run here; `interrupted`: those were run until a Ctrl-C, so they are
+    stored and KeyboardInterrupt raised, as when this sweep is interrupted. Returns counts
+    {total, skipped, ran, failed, session}."""
     from ..store import Store
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -262,6 +265,8 @@ def execute_tasks(tasks: list[Task], out: Path, *, jobs: int | None = None, back
             done = [t for t in todo if ready and t.hash in ready]
             if done:
                 on_results([_take_ready(t, ready[t.hash]) for t in done])
+            if interrupted:
+                raise KeyboardInterrupt   # the finally below stores the runs taken
             rest = [t for t in todo if not (ready and t.hash in ready)]
             if not rest:
                 pass
