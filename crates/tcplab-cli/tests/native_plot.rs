@@ -276,3 +276,50 @@ fn bad_input_is_a_clear_error() {
     // pdf is drawn by the Python CLI: handed over (which here cannot start)
     fails(&["plot", s(&dir), "--kind", "link", "--format", "pdf"], "cannot start the Python CLI");
 }
+
+/// The same network with both flows Vegas (a CAM trace), once per test binary.
+fn vegas_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = std::env::temp_dir().join(format!("tcplab-native-plot-vegas-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let toml = base.join("v.toml");
+        std::fs::write(&toml, SCENARIO.replace(r#"variant = "reno""#, r#"variant = "vegas""#)).unwrap();
+        let out = base.join("run");
+        let p = native(&["run", toml.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(p.status.success(), "{p:?}");
+        out
+    })
+    .clone()
+}
+
+#[test]
+fn cam_graph_and_the_tcp_graphs_cam_panel_are_drawn_here() {
+    let dir = vegas_dir();
+    let base = dir.parent().unwrap();
+    assert!(dir.join("trace_cam.parquet").is_file());
+    // drawn by the binary: a hand-over would fail (TCPLAB_PYTHON cannot start)
+    let out = base.join("cam.svg");
+    let p = native(&["plot", s(&dir), "--kind", "cam", "--conn", "a", "--out", s(&out)]);
+    assert!(p.status.success(), "{p:?}");
+    let svg = std::fs::read_to_string(&out).unwrap();
+    check_xml(&svg);
+    let t = texts(&svg);
+    for l in ["a — Vegas congestion avoidance (CAM)", "CAM KB/s", "Expected", "Actual", "α threshold", "β threshold", "Time (seconds)"] {
+        assert!(t.iter().any(|x| x == l), "{l:?} in {t:?}");
+    }
+    // the TCP graph gains the CAM panel third, and is 1.3 in taller
+    let png = base.join("tcp.png");
+    let p = native(&["plot", s(&dir), "--kind", "tcp", "--conn", "a", "--out", s(&png)]);
+    assert!(p.status.success(), "{p:?}");
+    assert_eq!(png_size(&std::fs::read(&png).unwrap()), (960, ((6.6 + 1.3) * 120.0_f64).round() as u32));
+    let tsvg = base.join("tcp.svg");
+    assert!(native(&["plot", s(&dir), "--kind", "tcp", "--conn", "b", "--out", s(&tsvg)]).status.success());
+    let t = texts(&std::fs::read_to_string(&tsvg).unwrap());
+    assert!(t.iter().any(|x| x == "CAM KB/s") && t.iter().any(|x| x == "Windows (KB)"), "{t:?}");
+    // every flow with CAM rows when no --conn; a run without Vegas flows says so
+    let p = native(&["plot", s(&dir), "--kind", "cam", "--format", "svg", "--out", s(&base.join("all"))]);
+    assert!(p.status.success(), "{p:?}");
+    assert_eq!(String::from_utf8_lossy(&p.stdout).lines().count(), 2);
+    fails(&["plot", s(&run_dir()), "--kind", "cam"], "has no Vegas CAM trace");
+}
