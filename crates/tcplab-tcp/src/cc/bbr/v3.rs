@@ -43,6 +43,11 @@
 //! * no ACK-aggregation allowance (`extra_acked`) in the cwnd target, no ECN-driven early probe
 //!   (`ecn_in_cycle`), no `bw_probe_up_rounds` cap on slope, no fast-path; ECN is eligible when the
 //!   minimum RTT is ≤ 5 ms (Linux `bbr_ecn_max_rtt_us`) and an echo has been seen;
+//! * what an ACK delivered (`rs->acked_sacked`: newly SACKed, or cumulatively acknowledged
+//!   without an earlier SACK) drives cwnd growth, packet conservation and the UP phase's
+//!   inflight_hi growth, as in the published code; a SACK-only ACK outside recovery reaches no
+//!   cwnd rule here and its SACKed data counts at the next ACK (2026-11-29; before, the
+//!   cumulative advance counted data SACKed earlier a second time, as [`super::BbrCc`] did);
 //! * recovery: packet conservation for the first round then the saved cwnd, as [`super::BbrCc`];
 //!   an RTO counts as inflight too high with the in-flight at the timeout (`bbr_set_state`'s
 //!   synthetic sample).
@@ -218,6 +223,11 @@ pub struct Bbr3Cc {
     ecn_in_round: bool,
     loss_events_in_round: u32,
     lost_seen: u64,
+    /// `rate.delivered` when the previous ACK was done with, what the current ACK newly
+    /// delivered (`rs->acked_sacked`), and whether an ACK that advanced snd_una set it.
+    delivered_mark: u64,
+    acked_sacked: u64,
+    acked_this_ack: bool,
     ack_ece: bool,
     ecn_eligible: bool,
     pub ecn_alpha: u64,
@@ -283,6 +293,9 @@ impl Bbr3Cc {
             ecn_in_round: false,
             loss_events_in_round: 0,
             lost_seen: 0,
+            delivered_mark: 0,
+            acked_sacked: 0,
+            acked_this_ack: false,
             ack_ece: false,
             ecn_eligible: false,
             ecn_alpha: UNIT,

@@ -9,12 +9,16 @@ impl Bbr3Cc {
     pub(super) fn on_ack_main(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         let now = s.now;
         self.cons.on_ack(s.snd_una);
-        let acked = s.bytes_acked as u64;
-        let rs = self.rate.on_ack(now, s.snd_una, acked, self.min_rtt);
+        let cum_acked = s.bytes_acked as u64;
+        let rs = self.rate.on_ack(now, s.snd_una, cum_acked, self.min_rtt);
+        // `rs->acked_sacked`: data SACKed earlier was delivered (and counted) when SACKed.
+        self.acked_sacked = self.rate.delivered.saturating_sub(self.delivered_mark);
+        self.delivered_mark = self.rate.delivered;
+        let acked = self.acked_sacked;
         let newly_lost = self.rate.lost - self.lost_seen;
         self.lost_seen = self.rate.lost;
         let ece = std::mem::take(&mut self.ack_ece);
-        let prior_in_flight = rs.map_or(self.rate.in_flight() + acked, |r| r.prior_in_flight);
+        let prior_in_flight = rs.map_or(self.rate.in_flight() + cum_acked, |r| r.prior_in_flight);
         let cwnd_limited = prior_in_flight + w.mss as u64 >= w.cwnd as u64;
         self.update_round(rs);
         if let Some(rs) = rs {
@@ -397,6 +401,7 @@ impl CongestionControl for Bbr3Cc {
 
     fn on_ack_in_recovery(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
         self.on_ack_main(w, s, view);
+        self.acked_this_ack = true;
     }
 
     fn on_ack_event(&mut self, _now: Nanos, bytes_acked: u32, ece: bool, _snd_una: u64, _snd_nxt: u64) {
@@ -420,6 +425,15 @@ impl CongestionControl for Bbr3Cc {
     }
 
     fn on_recovery_pipe(&mut self, w: &mut CcWindow, pipe: u64, delivered: u64) {
+        // An ACK that advanced snd_una conserves with what it newly delivered, not the
+        // cumulative advance the endpoint reports; a duplicate ACK with the segment it SACKed,
+        // which the next ACK must not count again.
+        let delivered = if std::mem::take(&mut self.acked_this_ack) {
+            self.acked_sacked
+        } else {
+            self.delivered_mark = self.rate.delivered;
+            delivered
+        };
         if self.cons.on_recovery_pipe(w, pipe, delivered) {
             self.start_round();
         }
@@ -429,6 +443,7 @@ impl CongestionControl for Bbr3Cc {
 
     fn on_recovery(&mut self, _w: &mut CcWindow, entered: bool) {
         self.cons.on_recovery(entered);
+        self.acked_this_ack = false;
     }
 
     /// `bbr_set_state(TCP_CA_Loss)`: a round ends, full-pipe detection restarts, and the timeout

@@ -90,3 +90,30 @@ fn probe_rtt_cwnd_is_half_the_bdp_and_cruise_keeps_fifteen_percent_headroom() {
     b.inflight_hi = 4000;
     assert_eq!(b.inflight_with_headroom(1000), 4000, "never below 4 packets");
 }
+
+#[test]
+fn a_cumulative_ack_over_sacked_data_conserves_with_what_it_newly_delivered() {
+    // As v1 (`rs->acked_sacked`): 40 segments sent, segment 0 lost, duplicate ACKs in recovery
+    // SACK segments 1..=19; the retransmission of segment 0 then moves snd_una 20 segments, one
+    // of them newly delivered. The first recovery round's cwnd is max(cwnd, pipe + that one
+    // segment): 20,000 + 1000, not 20,000 + 20,000.
+    let mut b = Bbr3Cc::new(Bbr3Params::DEFAULT, 1);
+    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    for k in 0..40u64 {
+        b.on_send(0, k * 1000, 1000, false);
+    }
+    let _ = b.ssthresh(&w, 40_000, u32::MAX, LossEvent::FastRetransmit);
+    b.on_recovery(&mut w, true);
+    for k in 1..20u64 {
+        b.on_sacked(MS, k * 1000, (k + 1) * 1000);
+        b.on_recovery_pipe(&mut w, 40_000 - k * 1000, 1000);
+    }
+    w.cwnd = 10_000;
+    let log = crate::sendlog::SendLog::default();
+    let view = SenderView { now: 2 * MS, snd_una: 0, snd_nxt: 0, snd_max: 0, snd_wnd: 1 << 30, mss: 1000, dupacks: 0, fine_srtt: Some(100 * MS), in_recovery: true, send_log: &log };
+    let ack = AckSample { now: 2 * MS, bytes_acked: 20_000, rtt: Some(100 * MS), fine_rtt: Some(100 * MS), in_slow_start: false, snd_una: 20_000, snd_nxt: 40_000, flight: 20_000, ece: false };
+    b.on_ack_in_recovery(&mut w, &ack, &view);
+    b.on_recovery_pipe(&mut w, 20_000, 20_000);
+    assert_eq!(w.cwnd, 21_000);
+    assert_eq!(b.rate.delivered, 20_000, "each segment delivered once");
+}
