@@ -107,7 +107,7 @@ iperf3:
 # Unit and integration tests only (--tests: the targets with `test = true`): the examples (benches/ builds them) and
 # the doc-tests (there are none) would cost a thin-LTO link each, ~1 CPU-minute apiece.
 test-rust:
-	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli --tests
+	cargo test --release -p tcplab -p tcplab-tcp -p tcplab-cli -p tcplab-plot --tests
 
 # Two passes: the tests not marked `serial` on two worker processes, a file to a worker (pytest-xdist;
 # a 2-core machine), then the `serial` ones alone (real-time emulation, the wheel build, signals
