@@ -81,7 +81,7 @@ fn report_graphs(py: Python<'_>, run_dir: PathBuf, graphs: Vec<(String, Vec<Stri
 
 /// One figure of `tcplab plot RUN_DIR --kind KIND [--conn NAME]` as PNG or SVG bytes (the first
 /// when the request draws several). Raises NotImplementedError for what only the Python version
-/// draws (pdf, the CAM graph, ...) and ValueError for bad input.
+/// draws (pdf, UDP sources in a throughput graph, ...) and ValueError for bad input.
 #[pyfunction]
 #[pyo3(signature = (run_dir, kind, name=None, format="svg", t_from=None, t_to=None))]
 fn plot_bytes<'py>(py: Python<'py>, run_dir: PathBuf, kind: &str, name: Option<String>, format: &str, t_from: Option<f64>, t_to: Option<f64>) -> PyResult<Bound<'py, PyBytes>> {
