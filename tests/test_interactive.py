@@ -197,14 +197,20 @@ def test_long_paths_drop_only_the_linetos_svg_implies():
     assert _implicit_lineto("M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 L 9 9".split()) == "M 0 0 z L 1 1 C 1 2 3 4 5 6 L 7 8 9 9"
 
 
-def test_metrics_import_leaves_numpy_unloaded_until_a_statistic_needs_it():
+def test_metrics_and_a_comparisons_statistics_leave_numpy_unloaded():
+    """tcplab.metrics, Jain's index and describe() (what a reproduction's comparison computes)
+    do not import numpy (issue 28: the Python step of a native `tcplab reproduce`); a periodogram
+    still does, when it is asked for."""
     import subprocess
     import sys
     code = ("import sys, tcplab.metrics as m; a = 'numpy' in sys.modules; "
-            "j = m._jain([1.0, 1.0, 0.0, 0.0]); print(a, 'numpy' in sys.modules, j)")
+            "j = m._jain([1.0, 1.0, 0.0, 0.0]); from tcplab.analysis import describe, periodogram; "
+            "d = describe([3.0, 1.0, 2.0]); b = 'numpy' in sys.modules; "
+            "periodogram([0.0, 1.0, 0.0, 1.0, 0.0], 0.1); print(a, b, 'numpy' in sys.modules, j, d['median'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out[:2] == ["False", "True"]
-    assert float(out[2]) == 0.5  # Jain of (1, 1, 0, 0) = 4 / (4 * 2)
+    assert out[:3] == ["False", "False", "True"]
+    assert float(out[3]) == 0.5  # Jain of (1, 1, 0, 0) = 4 / (4 * 2)
+    assert float(out[4]) == 2.0
 
 
 def test_matplotlib_imported_without_set_docstrings_draws_the_same_bytes():

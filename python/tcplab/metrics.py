@@ -41,7 +41,7 @@ class MetricError(ValueError):
 
 
 def _jain(values):
-    from .analysis import jain_index  # lazy: tcplab.analysis imports numpy (~0.18 s)
+    from .analysis import jain_index  # lazy: tcplab.analysis is only needed for statistics
     return jain_index(values)
 
 
