@@ -584,7 +584,7 @@ def test_differential_emulated_vs_simulated(variant):
     simulator: when the emulated transfer took the simulator's recovery path (the same coarse
     timeouts, fast retransmits and retransmitted segments), completion within 5 % and bottleneck
     drops within 2 (issue 16). Real time can move an event across a 500 ms BSD tick and send
-    recovery down another path (reno failed the 5 % twice in about a dozen runs on 2026-11-29,
+    recovery down another path (reno failed the 5 % in 2 of 17 runs on 2026-11-29,
     10.71 s against 8.42 s, both times with the machine otherwise idle); then the two runs are
     different experiments, and only what holds for any path is asserted, the divergence
     reported as a warning."""
