@@ -292,6 +292,40 @@ mod tests {
         assert!(R::Rack.has_own_timer() && R::RackPrr.has_own_timer());
     }
 
+    /// The endpoint skips the per-segment hooks (`on_send`, `on_ack_check`, `on_dupack`,
+    /// `pacing_release`, `ect_on_retransmit`) of Reno's two CCs, and the sending hooks
+    /// (`governs_sending`, `next_send`, `on_transmit`) of Tahoe's, Reno's, NewReno's, Lite's and
+    /// Vegas' recovery (issue 28): those must keep the trait's defaults, in recovery as out of it.
+    #[test]
+    fn classic_parts_keep_the_per_segment_defaults() {
+        use crate::recovery::{RecoveryCtx, RecoveryKind as R, SackSend, SendGate};
+        let log = crate::sendlog::SendLog::default();
+        let view = SenderView { now: 5, snd_una: 0, snd_nxt: 10_000, snd_max: 10_000, snd_wnd: 65535, mss: 1000, dupacks: 3, fine_srtt: Some(1), in_recovery: false, send_log: &log };
+        for kind in [CcKind::BSD_RENO, CcKind::RFC5681_RENO, CcKind::LinuxReno] {
+            let mut cc = build(kind, 1);
+            let mut w = CcWindow { cwnd: 10_000, ssthresh: 5000, mss: 1000, max_cwnd: 65535 };
+            assert_eq!(cc.on_dupack(&mut w, &view), CcVerdict::Continue, "{}", kind.name());
+            assert_eq!(cc.on_ack_check(&mut w, &view), CcVerdict::Continue, "{}", kind.name());
+            cc.on_send(5, 0, 1000, true);
+            assert_eq!((w.cwnd, w.ssthresh), (10_000, 5000), "{}", kind.name());
+            assert_eq!(cc.pacing_release(), None, "{}", kind.name());
+            assert!(!cc.ect_on_retransmit(), "{}", kind.name());
+        }
+        let gate = SendGate { snd_una: 1, snd_nxt: 10_001, snd_max: 10_001, cwnd: 10_000, mss: 1000, snd_wnd: 65535, send_limit: 100_000 };
+        let parts = [R::Tahoe.build(), R::Reno.build(), R::NewReno.build(), R::CcOwned.build(), crate::recovery::lite(&crate::lite::LiteFixes::default())];
+        for mut rec in parts {
+            let mut cc = build(CcKind::RFC5681_RENO, 1);
+            let mut w = CcWindow { cwnd: 10_000, ssthresh: 65535, mss: 1000, max_cwnd: 65535 };
+            for dupacks in 1..=5 {
+                let mut ctx = RecoveryCtx { now: 5, w: &mut w, cc: &mut *cc, snd_una: 1, snd_nxt: 10_001, snd_max: 10_001, snd_wnd: 65535, dupacks, dupack_threshold: 3, sack: &[] };
+                rec.on_dupack(&mut ctx);
+                rec.on_transmit_at(5, 1, 1000, true);
+                assert!(!rec.governs_sending(), "{} after {dupacks} duplicate ACKs", rec.name());
+                assert_eq!(rec.next_send(&gate), SackSend::Blocked, "{}", rec.name());
+            }
+        }
+    }
+
     #[test]
     fn window_based_ccs_keep_no_real_window_pacing_or_timer() {
         // The trait's defaults: not paced, no CC deadline, no real-valued window. Reno and

@@ -142,16 +142,22 @@ impl Endpoint {
 
     // ------------------------------------------------------------------ receive application
 
+    /// The application reads what arrived: at once, or at its rate (out of line: a
+    /// rate-limited reader is rare; issue 28).
+    #[inline]
     pub(super) fn drain_reads(&mut self, now: Nanos) {
-        let rate = match self.read_rate() {
+        match self.read_rate() {
             None => {
                 self.app_read = self.rcv_data();
                 self.stats.bytes_delivered_to_app = self.app_read;
                 self.read_last = now;
-                return;
             }
-            Some(r) => r,
-        };
+            Some(rate) => self.drain_reads_at(now, rate),
+        }
+    }
+
+    #[inline(never)]
+    fn drain_reads_at(&mut self, now: Nanos, rate: f64) {
         if now <= self.read_last {
             return;
         }

@@ -251,8 +251,12 @@ impl Endpoint {
     }
 
     pub(super) fn on_dupack(&mut self, now: Nanos) {
-        let view = sender_view!(self, now, self.dupacks);
-        let verdict = self.cc.on_dupack(&mut self.w, &view);
+        let verdict = if self.hooks.cc_segment() {
+            let view = sender_view!(self, now, self.dupacks);
+            self.cc.on_dupack(&mut self.w, &view)
+        } else {
+            CcVerdict::Continue
+        };
         if verdict == CcVerdict::RetransmitOldest {
             self.cc_retransmit(now);
         }
@@ -509,9 +513,11 @@ impl Endpoint {
         }
         // Vegas-style checks on non-duplicate ACKs: after snd_una moved, so the send log's
         // oldest record is the segment now at the head; before the window grows.
-        let verdict = {
+        let verdict = if self.hooks.cc_segment() {
             let view = sender_view!(self, now, self.dupacks);
             self.cc.on_ack_check(&mut self.w, &view)
+        } else {
+            CcVerdict::Continue
         };
         let sample = AckSample {
             now,

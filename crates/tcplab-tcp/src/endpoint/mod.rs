@@ -246,15 +246,33 @@ impl ModernHooks {
     /// Reno receiver otherwise visits its CC's allocation (a cache miss at thousands of flows)
     /// and makes a virtual call at every `next_timer` (issue 28).
     const CC_TIMER: u8 = 4;
-    const ALL: ModernHooks = ModernHooks(Self::CC | Self::REC_TIMER | Self::CC_TIMER);
+    /// The CC may override the per-segment hooks of the classic trait (`on_send`,
+    /// `on_ack_check`, `on_dupack`, `pacing_release`, `ect_on_retransmit`): every CC but Reno's
+    /// two, whose no-op defaults a NewReno dumbbell would otherwise call 3–4 times a segment.
+    const CC_SEGMENT: u8 = 8;
+    /// The loss recovery may govern sending or watch transmissions (`governs_sending`,
+    /// `next_send`, `on_transmit`): the SACK and RACK modules; Tahoe, Reno, NewReno, Lite's Reno
+    /// and Vegas' pass-through keep the trait's defaults.
+    const REC_SEND: u8 = 16;
+    const ALL: ModernHooks = ModernHooks(Self::CC | Self::REC_TIMER | Self::CC_TIMER | Self::CC_SEGMENT | Self::REC_SEND);
 
     fn of(cfg: &EndpointConfig) -> ModernHooks {
+        use crate::recovery::RecoveryKind as R;
         let kind = &cfg.variant;
         let own_recovery = !kind.cc.owns_loss_recovery() && cfg.lite.is_none();
-        // `CcKind::build` makes a `RenoCc` or a `LinuxRenoCc` of these: neither has a timer.
-        let cc_timer = !matches!(kind.cc, crate::cc::CcKind::Reno { .. } | crate::cc::CcKind::LinuxReno);
+        // `CcKind::build` makes a `RenoCc` or a `LinuxRenoCc` of these: neither has a timer nor
+        // overrides a per-segment hook.
+        let reno = matches!(kind.cc, crate::cc::CcKind::Reno { .. } | crate::cc::CcKind::LinuxReno);
+        // `build_parts_seeded`: Vegas' own recovery, Lite's Reno, else the variant's module.
+        let rec_send = own_recovery && !matches!(kind.recovery, R::Tahoe | R::Reno | R::NewReno);
         let bit = |on: bool, b: u8| if on { b } else { 0 };
-        ModernHooks(bit(kind.cc.uses_modern_hooks(), Self::CC) | bit(own_recovery && kind.recovery.has_own_timer(), Self::REC_TIMER) | bit(cc_timer, Self::CC_TIMER))
+        ModernHooks(
+            bit(kind.cc.uses_modern_hooks(), Self::CC)
+                | bit(own_recovery && kind.recovery.has_own_timer(), Self::REC_TIMER)
+                | bit(!reno, Self::CC_TIMER)
+                | bit(!reno, Self::CC_SEGMENT)
+                | bit(rec_send, Self::REC_SEND),
+        )
     }
 
     fn cc(self) -> bool {
@@ -265,6 +283,12 @@ impl ModernHooks {
     }
     fn cc_timer(self) -> bool {
         self.0 & Self::CC_TIMER != 0
+    }
+    fn cc_segment(self) -> bool {
+        self.0 & Self::CC_SEGMENT != 0
+    }
+    fn rec_send(self) -> bool {
+        self.0 & Self::REC_SEND != 0
     }
 }
 

@@ -81,13 +81,8 @@ impl Endpoint {
 
     #[inline]
     fn poll_transmit_tcp(&mut self, now: Nanos) -> Option<Segment> {
-        if let Some(r) = self.rst_pending.take() {
-            self.stats.segments_sent += 1;
-            return Some(*r);
-        }
-        if let Some(a) = self.ecn_ack_pending.take() {
-            // Built (and counted) when the CE state changed (RFC 8257 §3.2).
-            return Some(*a);
+        if self.rst_pending.is_some() || self.ecn_ack_pending.is_some() {
+            return self.take_pending();
         }
         match self.state {
             TcpState::Closed | TcpState::Listen => return None,
@@ -111,17 +106,29 @@ impl Endpoint {
                 return Some(seg);
             }
         }
-        if self.rec.governs_sending() {
+        if self.hooks.rec_send() && self.rec.governs_sending() {
             if let Some(seg) = self.send_under_pipe(now) {
                 return Some(seg);
             }
-        } else if let Some(seg) = self.try_send_data(now) {
+        } else if let Some(seg) = self.poll_data(now) {
             return Some(seg);
         }
         if self.ack.ack_now {
             return Some(self.pure_ack(now));
         }
         None
+    }
+
+    /// A RST, then a DCTCP receiver's ACK of a CE-state change (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn take_pending(&mut self) -> Option<Segment> {
+        if let Some(r) = self.rst_pending.take() {
+            self.stats.segments_sent += 1;
+            return Some(*r);
+        }
+        // Built (and counted) when the CE state changed (RFC 8257 §3.2).
+        self.ecn_ack_pending.take().map(|a| *a)
     }
 
     /// The single-segment retransmission of `s` asked for by recovery or the CC, if `s` is
@@ -287,7 +294,7 @@ impl Endpoint {
     #[inline(never)]
     fn send_data_now(&mut self, now: Nanos, limit: u64, off: u64, mut len: u64, fin: bool, forced: bool) -> Option<Segment> {
         // A pacing CC (seed 003 §3.3) releases one segment when its timer has fired.
-        if !forced && self.cc.pacing_release().is_some_and(|t| t > now) {
+        if !forced && self.hooks.cc_segment() && self.cc.pacing_release().is_some_and(|t| t > now) {
             return None;
         }
         // A rate-pacing CC (BBR): wait for the release clock (endpoint/pacing.rs).
@@ -301,19 +308,53 @@ impl Endpoint {
                 return None;
             }
         }
-        if len > 0 && len < self.eff_mss as u64 && !forced {
-            let idle = self.snd_max == self.snd_una;
-            let buffered = limit - self.snd_una; // unacked + unsent bytes in the buffer
-            let takes_all = len + off >= buffered.saturating_sub(0) && self.snd_nxt + len == limit;
-            let ok = ((idle || !self.cfg.nagle) && takes_all)
-                || len >= (self.max_sndwnd / 2) as u64 && self.max_sndwnd > 0
-                || self.snd_nxt < self.snd_max;
-            if !ok {
-                return None;
-            }
+        if len > 0 && len < self.eff_mss as u64 && !forced && !self.small_segment_may_go(limit, off, len) {
+            return None;
         }
         let s = self.snd_nxt;
         Some(self.emit(now, s, len as u32, fin, false))
+    }
+
+    /// tcp_output.c's test of a segment shorter than the MSS: it goes if it takes everything
+    /// buffered and Nagle allows (nothing in flight, or Nagle off), or it is at least half the
+    /// largest window the peer offered, or it is a retransmission (sender SWS avoidance, Nagle).
+    #[inline]
+    fn small_segment_may_go(&self, limit: u64, off: u64, len: u64) -> bool {
+        let idle = self.snd_max == self.snd_una;
+        let buffered = limit - self.snd_una; // unacked + unsent bytes in the buffer
+        let takes_all = len + off >= buffered && self.snd_nxt + len == limit;
+        ((idle || !self.cfg.nagle) && takes_all) || len >= (self.max_sndwnd / 2) as u64 && self.max_sndwnd > 0 || self.snd_nxt < self.snd_max
+    }
+
+    /// [`Endpoint::try_send_data`] for `poll_transmit`, with its frequent answer "nothing" found
+    /// inline (issue 28: about three polls in four find nothing to send — the receiver's, the
+    /// one after the last segment of a flush, a window with room for less than a segment). The
+    /// screen runs only where it decides exactly as `try_send_data` would: no modern hooks
+    /// (`on_app_limited`, the pacing clock's wake-up) and no window probe pending. A short
+    /// segment with data in flight is refused here by the same test `send_data_now` applies;
+    /// `send_data_now`'s earlier checks (a pacing CC's release, an idle restart) would refuse it
+    /// too or do not apply (the restart needs nothing in flight), and change nothing.
+    #[inline(always)]
+    fn poll_data(&mut self, now: Nanos) -> Option<Segment> {
+        if self.hooks.cc() || self.force_probe {
+            return self.try_send_data(now);
+        }
+        let limit = self.send_limit();
+        let win = if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 };
+        let off = self.snd_nxt - self.snd_una;
+        let avail = limit.saturating_sub(self.snd_nxt);
+        let len = avail.min(self.eff_mss as u64).min(win.saturating_sub(off));
+        let fin = match self.fin_abs() {
+            Some(f) => self.snd_nxt + len == f && limit == f,
+            None => false,
+        };
+        if len == 0 && !fin {
+            return None;
+        }
+        if len > 0 && len < self.eff_mss as u64 && self.snd_max != self.snd_una && !self.small_segment_may_go(limit, off, len) {
+            return None;
+        }
+        self.send_data_now(now, limit, off, len, fin, false)
     }
 
     /// 4.4BSD tcp_output.c: `idle = (snd_max == snd_una); if (idle && t_idle >= t_rxtcur)
@@ -356,8 +397,8 @@ impl Endpoint {
                 _ => {}
             }
         }
-        self.ecn.decorate(&mut seg, len > 0 && (!is_retx || self.cc.ect_on_retransmit()));
-        if len > 0 {
+        self.ecn.decorate(&mut seg, len > 0 && (!is_retx || (self.hooks.cc_segment() && self.cc.ect_on_retransmit())));
+        if len > 0 && self.hooks.rec_send() {
             self.rec.on_transmit_at(now, s, len, is_retx);
         }
         if !single || s <= self.snd_nxt {
@@ -397,7 +438,9 @@ impl Endpoint {
             self.timer.restart(now);
         }
         self.log.on_send(now, s, end);
-        self.cc.on_send(now, s.saturating_sub(1), len, is_retx);
+        if self.hooks.cc_segment() {
+            self.cc.on_send(now, s.saturating_sub(1), len, is_retx);
+        }
         self.last_send = Opt64::some(now);
         self.record(now, if is_retx { TraceKind::Retransmit } else { TraceKind::Send }, s, len);
         self.after_send(now, &seg);
