@@ -241,6 +241,22 @@ def test_pcap_inference_agrees_with_the_trace(lite_runs):
     assert "ack-frequency" in _rules(pc)
 
 
+def test_run_directory_read_through_the_core_equals_the_polars_read(lite_runs, monkeypatch):
+    # issue 28: the report's diagnosis reads the trace with the core's Parquet reader (no polars);
+    # the polars read (a run in memory, a file the core cannot read) gives the same views
+    from tcplab.diagnose import rundir_reader
+    from tcplab.rundir import RunData
+
+    def views(d):
+        return [{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(fv).items()}
+                for fv in rundir_reader.read_rundir(RunData.load(d))]
+
+    core = {v: views(d) for v, d in lite_runs.items() if v in ("lite.0", "vegas")}
+    monkeypatch.setattr(rundir_reader, "_every_flow", lambda rd, conns: None)
+    for v, got in core.items():
+        assert got == views(lite_runs[v]) and got[0]["send_t"], v
+
+
 # ------------------------------------------------------------------ planted faults
 @pytest.mark.parametrize("variant,rule", [("reno-fault-no-fast-retransmit", "timeout-despite-dupacks"),
                                           ("reno-fault-double-ca", "ca-growth-too-fast"),

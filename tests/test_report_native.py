@@ -67,3 +67,38 @@ def test_graphs_tcplab_plot_leaves_to_matplotlib(plots_synth_dirs):
     assert isinstance(parts[0], sections._Pending)
     html = sections._draw_pending(parts)[0]
     assert html.startswith('<figure id="fid"') and "cap" in html and 'id="' + parts[0].args[4] + '-zax0"' in html
+
+
+def test_report_of_a_run_directory_does_not_import_polars(plots_synth_dirs, tmp_path):
+    # issue 28: the tables from the summary's rows, the diagnosis from the core's Parquet reader
+    d = plots_synth_dirs["vegas"]
+    code = ("import sys; from tcplab.report import report_cli; "
+            f"report_cli({str(d)!r}, {str(tmp_path / 'r.html')!r}); print('polars' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def _typed(rows: list[dict]) -> list:
+    """Rows with every value's type beside it (1 == 1.0 in Python; the table prints them apart)."""
+    def t(v):
+        return [t(x) for x in v] if isinstance(v, list) else (type(v).__name__, v)
+    return [[(k, t(v)) for k, v in r.items()] for r in rows]
+
+
+def test_summary_rows_without_polars_are_polars_rows(plots_run_dirs):
+    import polars as pl
+
+    from tcplab.rundir_cols import frame_rows
+
+    for d in plots_run_dirs:
+        run = RunData.load(d)
+        assert _typed(run.flow_rows()) == _typed(run.flows.to_dicts()), d
+        assert _typed(run.link_rows()) == _typed(run.links.to_dicts()), d
+    # the cases polars unifies: ints among floats (also in lists), missing keys, a column of nulls
+    rows = [{"a": 1, "l": [1, 2], "n": None}, {"b": "x", "a": 2.5, "l": []}, {"l": [3.5], "a": None, "c": True}]
+    assert _typed(frame_rows(rows)) == _typed(pl.DataFrame(rows, infer_schema_length=None).to_dicts())
+    filled = pl.DataFrame(rows, infer_schema_length=None).with_columns(pl.col(["a", "n"]).fill_null(0))
+    assert _typed(frame_rows(rows, fill_zero=["a", "n"])) == _typed(filled.to_dicts())
+    # what it does not emulate is left to polars
+    assert frame_rows([{"a": {"x": 1}}]) is None and frame_rows([{"a": 1}, {"a": "x"}]) is None
+    assert frame_rows([{"a": [1, None]}]) is None and frame_rows([{"a": True}, {"a": 1}]) is None

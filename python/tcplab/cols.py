@@ -122,9 +122,12 @@ class ParquetRead:
         self.cols, self.rows, self.names, self.nulls, self.codes = cols, rows, names, nulls, codes
 
 
-def read_parquet(path: str | Path, columns: list[str], where: tuple[str, str] | None = None) -> ParquetRead | None:
+def read_parquet(path: str | Path, columns: list[str], where: tuple[str, str] | None = None,
+                 strings: bool = True) -> ParquetRead | None:
     """``columns`` of the Parquet file ``path`` (those it has), only the rows whose string column
-    ``where[0]`` equals ``where[1]`` when given; None when the core cannot read it (see the module)."""
+    ``where[0]`` equals ``where[1]`` when given; None when the core cannot read it (see the module).
+    With ``strings=False`` a string column is left as its codes (``codes``), not made a numpy
+    unicode column too (a tenth of a second on a 500,000-row trace)."""
     try:
         from ._core import read_parquet_columns
     except ImportError:  # a core built before the reader
@@ -147,15 +150,16 @@ def read_parquet(path: str | Path, columns: list[str], where: tuple[str, str] | 
         if kind == "str":
             codes = np.frombuffer(data, dtype=np.uint32)
             by_code[name] = (codes, list(cats))
-            a = np.asarray(cats or [""], dtype=str)[codes]  # a column of nulls only has no strings: code 0 is ""
+            # a column of nulls only has no strings: code 0 is ""
+            a = np.asarray(cats or [""], dtype=str)[codes] if strings else codes
         else:
             a = np.frombuffer(data, dtype=np.float64 if kind == "f8" else np.int64)
         if null_bytes is not None:
             m = np.frombuffer(null_bytes, dtype=np.uint8).astype(bool)
             nulls[name] = m
             if kind == "str":
-                a = np.where(m, "", a)
                 by_code[name] = (np.where(m, len(cats), codes), list(cats))  # a null: no string's code
+                a = np.where(m, "", a) if strings else by_code[name][0]
             else:
                 a = a.astype(float)
                 a[m] = np.nan

@@ -301,15 +301,20 @@ class RunData(ColumnAccess):
         return df.select((pl.col("b") * bucket_s).alias("t_s"), pl.col("bytes"),
                          (pl.col("bytes") * 8 / (lk["rate_bps"] * bucket_s)).alias("utilization"))
 
-    @property
-    def links(self) -> pl.DataFrame:
-        import polars as pl
+    def _link_rows(self) -> list[dict[str, Any]]:
+        """The summary's links as rows: drop times left out, drops per reason as drops_<reason>."""
         rows = []
         for lk in self.summary["links"]:
             r = {k: v for k, v in lk.items() if k not in ("drops_by_reason", "drop_times_s")}
             for reason, n in (lk.get("drops_by_reason") or {}).items():
                 r[f"drops_{reason}"] = n
             rows.append(r)
+        return rows
+
+    @property
+    def links(self) -> pl.DataFrame:
+        import polars as pl
+        rows = self._link_rows()
         if not rows:
             return pl.DataFrame()
         df = pl.DataFrame(rows, infer_schema_length=None)

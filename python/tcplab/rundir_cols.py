@@ -33,14 +33,16 @@ class ColumnAccess:
     """The ``*_cols`` accessors of :class:`tcplab.rundir.RunData`."""
 
     def _read_cols(self, fname: str, what: str, required: list[str], columns: list[str],
-                   where: tuple[str, str] | None = None, check: bool = True, raw: bool = False):
+                   where: tuple[str, str] | None = None, check: bool = True, raw: bool = False,
+                   strings: bool = True):
         """Rows of a trace file as :class:`~tcplab.cols.Cols`, checked as :func:`_read_parquet`
-        checks them (tcplab.rundir._read_parquet); None when the core cannot read the file or the run is in memory."""
+        checks them (tcplab.rundir._read_parquet); None when the core cannot read the file or the run is in memory.
+        ``strings=False``: string columns as their codes (see :func:`tcplab.cols.read_parquet`)."""
         if self._in_memory:
             return None
         from .cols import read_parquet
         path = _rd._need(self.dir / fname, what)
-        got = read_parquet(path, columns, where)
+        got = read_parquet(path, columns, where, strings=strings)
         if got is None:
             return None
         missing = [c for c in required if c not in got.names]
@@ -106,6 +108,17 @@ class ColumnAccess:
             cols = got.cols.select(*[c for c in got.cols.columns if c != "conn"])
             groups = cols.split(codes, len(names) + 1)  # the last: rows without a connection
             memo[("tcp-all", want)] = {**dict(zip(names, groups)), None: cols.take(np.zeros(0, dtype=np.int64))}
+
+    def flow_rows(self) -> list[dict]:
+        """``flows.to_dicts()`` (RunData.flows: one row per flow) without polars (see :func:`frame_rows`)."""
+        got = frame_rows(self.summary["flows"])
+        return got if got is not None else self.flows.to_dicts()
+
+    def link_rows(self) -> list[dict]:
+        """``links.to_dicts()`` (RunData.links: one row per link direction) without polars."""
+        rows = self._link_rows()
+        got = frame_rows(rows, fill_zero=sorted({k for r in rows for k in r if k.startswith("drops_")}))
+        return got if got is not None else self.links.to_dicts()
 
     def link_cols(self, link: str | None = None, flow: str | None = None):
         """:meth:`link_events` of ``link`` as numpy columns (see above); with ``flow`` instead, the
@@ -217,6 +230,46 @@ class ColumnAccess:
             keep = ~got.nulls.get("aqm_avg_pkts", np.zeros(got.cols.height, dtype=bool))
             return got.cols.select("t_s", "aqm_avg_pkts").take(keep)
         return Cols.from_polars(self.aqm_average(link))
+
+
+def frame_rows(rows: list[dict], fill_zero: list[str] = ()) -> list[dict] | None:
+    """``pl.DataFrame(rows, infer_schema_length=None)`` (with ``fill_zero``'s nulls filled with 0)
+    ``.to_dicts()`` for the summary's plain rows, without importing polars (issue 28: a report
+    of a small run should not pay polars' import for two tables): every column of any row, in
+    order of first appearance, missing values None, and a column's types made one as polars
+    makes them (ints among floats become floats, also inside lists of numbers). None for
+    anything else (a dict, a list of other values, mixed kinds): the caller asks polars."""
+    if not rows:
+        return []
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    as_float = set()
+    for k in names:
+        types = {type(v) for r in rows if (v := r.get(k)) is not None}
+        if types <= {int} or types in ({bool}, {str}):
+            continue
+        if types == {int, float} or types == {float}:
+            as_float.add(k)
+            continue
+        if types == {list}:
+            inner = {type(x) for r in rows if (v := r.get(k)) is not None for x in v}
+            if inner <= {int}:
+                continue
+            if inner <= {int, float}:
+                as_float.add(k)
+                continue
+        return None
+    out = []
+    for r in rows:
+        d = {}
+        for k in names:
+            v = r.get(k)
+            if v is None and k in fill_zero:
+                v = 0
+            if k in as_float and v is not None:
+                v = [float(x) for x in v] if isinstance(v, list) else float(v)
+            d[k] = v
+        out.append(d)
+    return out
 
 
 def _check_cols(got, path: Path, nonneg: list[str]) -> None:

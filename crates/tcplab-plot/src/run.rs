@@ -7,21 +7,59 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::parquet_read::{self, Values};
+use crate::parquet_read::{self, Column, Table, Values};
 use crate::PlotError;
 
 pub const KB: f64 = 1024.0;
 const MARKER: &str = "COMPLETE.json";
 
+/// One row's value of a string column: shared with every other row holding the same string (a
+/// trace's kinds, sides and names are a few distinct strings; a `String` per row was a third of
+/// a TCP graph's time in the allocator, issue 28). Compares with `&str` and `String` as a string.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Str(Arc<str>);
+
+impl Str {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Str {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Str {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Str {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Str {
+    fn eq(&self, other: &String) -> bool {
+        &*self.0 == other.as_str()
+    }
+}
+
 /// Named columns of one length: numbers as f64, strings as their values.
 #[derive(Default, Debug, Clone)]
 pub struct Cols {
     pub num: HashMap<String, Vec<f64>>,
-    pub str: HashMap<String, Vec<String>>,
+    pub str: HashMap<String, Vec<Str>>,
     pub len: usize,
 }
 
@@ -29,13 +67,13 @@ impl Cols {
     pub fn f(&self, name: &str) -> &[f64] {
         self.num.get(name).map(|v| v.as_slice()).unwrap_or(&[])
     }
-    pub fn s(&self, name: &str) -> &[String] {
+    pub fn s(&self, name: &str) -> &[Str] {
         self.str.get(name).map(|v| v.as_slice()).unwrap_or(&[])
     }
     /// The rows where `keep` is true, in order.
     pub fn take(&self, keep: &[bool]) -> Cols {
         let pick = |v: &Vec<f64>| v.iter().zip(keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect();
-        let picks = |v: &Vec<String>| v.iter().zip(keep).filter(|(_, k)| **k).map(|(x, _)| x.clone()).collect();
+        let picks = |v: &Vec<Str>| v.iter().zip(keep).filter(|(_, k)| **k).map(|(x, _)| x.clone()).collect();
         Cols {
             num: self.num.iter().map(|(k, v)| (k.clone(), pick(v))).collect(),
             str: self.str.iter().map(|(k, v)| (k.clone(), picks(v))).collect(),
@@ -66,6 +104,92 @@ impl Cols {
 pub struct Run {
     pub dir: PathBuf,
     pub summary: Value,
+    /// With [`Run::shared`]: the trace columns decoded so far, for the next graph.
+    cache: Option<ColumnCache>,
+}
+
+/// A trace file's columns decoded whole, once, for every graph of a report (issue 28: each TCP
+/// graph decoded the whole TCP trace again for its flow's rows, ~0.16 s a graph on a 6-flow 60 s
+/// run). Per file a lock: a graph waits while another decodes the columns it needs too, then
+/// takes its rows from them.
+#[derive(Default)]
+struct ColumnCache {
+    files: Mutex<HashMap<PathBuf, Arc<Mutex<FileColumns>>>>,
+}
+
+#[derive(Default)]
+struct FileColumns {
+    /// Every column of the file, in schema order (None until the file is first read).
+    names: Option<Vec<String>>,
+    cols: HashMap<String, Arc<Column>>,
+}
+
+/// The rows `sel` of a column (all of them when None), as [`parquet_read::read`] gives them.
+fn take_column(c: &Column, sel: Option<&[usize]>) -> Column {
+    fn pick<T: Clone>(v: &[T], sel: Option<&[usize]>) -> Vec<T> {
+        match sel {
+            None => v.to_vec(),
+            Some(s) => s.iter().map(|&i| v[i].clone()).collect(),
+        }
+    }
+    let values = match &c.values {
+        Values::F64(v) => Values::F64(pick(v, sel)),
+        Values::I64(v) => Values::I64(pick(v, sel)),
+        Values::Str(v, cats) => Values::Str(pick(v, sel), cats.clone()),
+    };
+    let nulls = c.nulls.as_ref().map(|n| pick(n, sel)).filter(|n| n.iter().any(|&b| b != 0));
+    Column { name: c.name.clone(), values, nulls }
+}
+
+impl ColumnCache {
+    /// [`parquet_read::read`] of `path`, from the columns decoded so far (decoding those missing).
+    fn read(&self, path: &Path, columns: &[String], filter: Option<(&str, &str)>) -> Result<Table, String> {
+        let entry = self.files.lock().unwrap_or_else(|e| e.into_inner()).entry(path.to_path_buf()).or_default().clone();
+        let (names, want, by, n) = {
+            let mut f = entry.lock().unwrap_or_else(|e| e.into_inner());
+            let mut need: Vec<String> = Vec::new();
+            for c in columns.iter().map(String::as_str).chain(filter.map(|(c, _)| c)) {
+                if !f.cols.contains_key(c) && f.names.as_ref().is_none_or(|n| n.iter().any(|x| x == c)) && !need.iter().any(|x| x == c) {
+                    need.push(c.to_string());
+                }
+            }
+            if f.names.is_none() || !need.is_empty() {
+                let t = parquet_read::read(&path.to_string_lossy(), &need, None)?;
+                f.names = Some(t.names);
+                for c in t.columns {
+                    f.cols.insert(c.name.clone(), Arc::new(c));
+                }
+            }
+            let want: Vec<Arc<Column>> = columns.iter().filter_map(|c| f.cols.get(c).cloned()).collect();
+            let by = match filter {
+                None => None,
+                Some((c, _)) => Some(f.cols.get(c).cloned().ok_or_else(|| format!("no column {c} to select rows by"))?),
+            };
+            let n = f.cols.values().next().map_or(0, |c| match &c.values {
+                Values::F64(v) => v.len(),
+                Values::I64(v) => v.len(),
+                Values::Str(v, _) => v.len(),
+            });
+            (f.names.clone().unwrap_or_default(), want, by, n)
+        };
+        let sel: Option<Vec<usize>> = match (by, filter) {
+            (Some(by), Some((_, value))) => {
+                let Values::Str(codes, cats) = &by.values else {
+                    return Err(format!("column {} to select rows by is not a string column", by.name));
+                };
+                let hit: Vec<bool> = cats.iter().map(|c| c == value).collect();
+                let null = |i: usize| by.nulls.as_ref().is_some_and(|n| n[i] != 0);
+                Some((0..codes.len()).filter(|&i| !null(i) && hit[codes[i] as usize]).collect())
+            }
+            _ => None,
+        };
+        let rows = match &sel {
+            Some(s) => s.iter().map(|&i| i as u64).collect(),
+            None => (0..n as u64).collect(),
+        };
+        let columns = want.iter().map(|c| take_column(c, sel.as_deref())).collect();
+        Ok(Table { names, rows, columns })
+    }
 }
 
 fn err(msg: impl Into<String>) -> PlotError {
@@ -152,7 +276,21 @@ impl Run {
                 return Err(err(format!("{}: key '{key}' missing or not a list", p.display())));
             }
         }
-        Ok(Run { dir: dir.to_path_buf(), summary })
+        Ok(Run { dir: dir.to_path_buf(), summary, cache: None })
+    }
+
+    /// This run with its trace columns decoded once and kept for every later read (the report's
+    /// graphs, drawn together: see [`ColumnCache`]); a single plot reads only its flow's rows.
+    pub fn shared(self) -> Run {
+        Run { cache: Some(ColumnCache::default()), ..self }
+    }
+
+    /// [`parquet_read::read`], through the column cache when the run has one.
+    fn table(&self, p: &Path, want: &[String], filter: Option<(&str, &str)>) -> Result<Table, String> {
+        match &self.cache {
+            Some(c) => c.read(p, want, filter),
+            None => parquet_read::read(&p.to_string_lossy(), want, filter),
+        }
     }
 
     fn list(&self, key: &str) -> &[Value] {
@@ -226,7 +364,7 @@ impl Run {
     pub fn read(&self, file: &str, what: &str, required: &[&str], cols: &[&str], filter: Option<(&str, &str)>) -> Result<Cols, PlotError> {
         let p = self.need(file, what)?;
         let want: Vec<String> = cols.iter().map(|s| s.to_string()).collect();
-        let table = parquet_read::read(&p.to_string_lossy(), &want, filter).map_err(|e| err(format!("{}: cannot read {what}: {e}", p.display())))?;
+        let table = self.table(&p, &want, filter).map_err(|e| err(format!("{}: cannot read {what}: {e}", p.display())))?;
         let missing: Vec<String> = required.iter().filter(|c| !table.names.iter().any(|n| n == *c)).map(|c| format!("'{c}'")).collect();
         if !missing.is_empty() {
             return Err(err(format!("{}: missing column(s) [{}] ({what})", p.display(), missing.join(", "))));
@@ -239,7 +377,9 @@ impl Run {
                 Values::F64(v) => v,
                 Values::I64(v) => v.into_iter().map(|x| x as f64).collect(),
                 Values::Str(codes, cats) => {
-                    let vals = codes.iter().enumerate().map(|(i, &k)| if nulls.get(i) == Some(&1) { String::new() } else { cats.get(k as usize).cloned().unwrap_or_default() }).collect();
+                    let cats: Vec<Str> = cats.into_iter().map(|c| Str(c.into())).collect();
+                    let none = Str::default();
+                    let vals = codes.iter().enumerate().map(|(i, &k)| if nulls.get(i) == Some(&1) { none.clone() } else { cats.get(k as usize).unwrap_or(&none).clone() }).collect();
                     out.str.insert(c.name, vals);
                     continue;
                 }
@@ -279,7 +419,7 @@ impl Run {
         }
         let p = self.dir.join("queue_intervals.parquet");
         let want: Vec<String> = ["link", "t_s", "min_pkts", "max_pkts", "avg_pkts", "aqm_avg_pkts"].iter().map(|s| s.to_string()).collect();
-        let t = parquet_read::read(&p.to_string_lossy(), &want, Some(("link", link))).ok()?;
+        let t = self.table(&p, &want, Some(("link", link))).ok()?;
         let mut out = Cols { len: t.rows.len(), ..Default::default() };
         for c in t.columns {
             let nulls = c.nulls.unwrap_or_default();

@@ -34,7 +34,7 @@ fn answer(r: Result<Drawn, PlotError>) -> Answer {
 #[pyfunction]
 #[pyo3(signature = (run_dir, graphs, max_svg_bytes, max_markers, threads=2))]
 fn report_graphs(py: Python<'_>, run_dir: PathBuf, graphs: Vec<(String, Vec<String>, String)>, max_svg_bytes: usize, max_markers: usize, threads: usize) -> PyResult<Vec<PyObject>> {
-    let answers: Vec<Answer> = py.allow_threads(|| match Run::open(&run_dir) {
+    let answers: Vec<Answer> = py.allow_threads(|| match Run::open(&run_dir).map(Run::shared) {
         Err(e) => graphs.iter().map(|_| Answer::Python(e.to_string())).collect(),
         Ok(run) => {
             let threads = threads.clamp(1, graphs.len().max(1));

@@ -53,8 +53,9 @@ def _run_section(run, anchor: str, heading: str | None = None, graphs: bool = Tr
     meta["run directory"] = str(run.dir)
     parts = [f'<section id="{_e(anchor)}"><h2>{_e(heading)}</h2>',
              _table([meta], cls="meta")]
-    links = run.links.to_dicts() if run.summary.get("links") else []
-    flows = run.flows.to_dicts() if run.summary.get("flows") else []
+    # the tables' rows without polars when the run is a RunData (tcplab.rundir_cols.frame_rows)
+    links = (run.link_rows() if hasattr(run, "link_rows") else run.links.to_dicts()) if run.summary.get("links") else []
+    flows = (run.flow_rows() if hasattr(run, "flow_rows") else run.flows.to_dicts()) if run.summary.get("flows") else []
     parts += ["<h3>Links</h3>", _table(links), "<h3>Flows</h3>", _table(flows)]
     from ..diagnose.report_section import section_html  # issue 29: tcplab diagnose's findings
     parts.append(section_html(run))
@@ -207,7 +208,7 @@ def _graphs_html(run, anchor: str) -> str:
         if len(conns) > MAX_TCP_GRAPHS:
             parts.append(f'<p class="note">{len(conns) - MAX_TCP_GRAPHS} more flows not drawn; '
                          f'use <code>tcplab plot {_e(run.dir)} --conn NAME</code>.</p>')
-        vegas = [c for c in conns if run.cam(c).height > 0]
+        vegas = [c for c in conns if (run.cam_cols(c) if hasattr(run, "cam_cols") else run.cam(c)).height > 0]
         if vegas:
             parts.append("<h3>Vegas congestion avoidance</h3>")
             for c in vegas[:MAX_TCP_GRAPHS]:

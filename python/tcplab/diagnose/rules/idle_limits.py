@@ -22,16 +22,19 @@ def check(v):
     dt = np.diff(t)
     mss = v.mss
     buf = float(v.send_buffer or np.inf)
-    lim = np.full(len(dt), "app", dtype=object)
-    lim[(un[:-1] >= buf - mss)] = "sndbuf"
-    lim[(un[:-1] >= wnd[:-1] - mss)] = "rwnd"
-    lim[(un[:-1] >= cw[:-1] - mss)] = "cwnd"
+    # The limit as a small integer (0 app, 1 sndbuf, 2 rwnd, 3 cwnd; the last that holds wins), not
+    # an object array of strings: its compares were most of this rule's time.
+    names = ("app", "sndbuf", "rwnd", "cwnd")
+    lim = np.zeros(len(dt), dtype=np.int8)
+    lim[(un[:-1] >= buf - mss)] = 1
+    lim[(un[:-1] >= wnd[:-1] - mss)] = 2
+    lim[(un[:-1] >= cw[:-1] - mss)] = 3
     end = float(v.send_t[-1]) if len(v.send_t) else float(t[-1])
     active = t[:-1] < end
     total = dt[active].sum()
     if total <= 0:
         return []
-    shares = {k: float(dt[active & (lim == k)].sum() / total) for k in ("cwnd", "rwnd", "sndbuf", "app")}
+    shares = {k: float(dt[active & (lim == names.index(k))].sum() / total) for k in ("cwnd", "rwnd", "sndbuf", "app")}
     out = [finding(RULE, v, "info", float(t[0]), end,
                    "time limited by " + ", ".join(f"{k} {s:.0%}" for k, s in shares.items()),
                    evidence=["cwnd: unacked within 1 MSS of cwnd; rwnd: of the receiver's window; "
