@@ -432,6 +432,49 @@ def test_setup_commands_run_before_the_sinks_listen(tmp_path):
     assert leftovers(os.getpid()) == []
 
 
+SHOW_CPUS = ('[[commands]]\nname = "cpus"\nhost = "h2"\nsetup = true\n'
+             'run = ["sh", "-c", "cat /sys/class/net/tle*/queues/rx-0/rps_cpus; grep Cpus_allowed_list /proc/self/status"]\n')
+
+
+@needs_emulation
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="CPU placement needs two CPUs")
+@pytest.mark.parametrize("pin", [None, "threads", "off"])
+def test_cpu_placement_is_applied_and_recorded(tmp_path, monkeypatch, pin):
+    """The emulator's loop alone on the highest CPU, every thread and process of the hosts (a
+    setup command here) on the others and, by default, what a host's TAP receives steered there
+    too (its rps_cpus); `TCPLAB_EMU_PIN=threads` pins without steering, `off` neither. The
+    summary says which (issue 26: with the hosts' receive path in the loop's writes and their
+    pacing timers on its CPU, BBR's releases came late in bursts)."""
+    if pin is None:
+        monkeypatch.delenv("TCPLAB_EMU_PIN", raising=False)
+    else:
+        monkeypatch.setenv("TCPLAB_EMU_PIN", pin)
+    flow = '[[tcp]]\nname = "f"\nfrom = "h1"\nto = "h2"\nvariant = "linux-reno"\nduration = "200ms"\n'
+    out = tmp_path / "run"
+    s = emu.emulate(scenario(tmp_path, flow + SHOW_CPUS, rate="10Mbps", duration="0.5s"), out=out).summary
+    cpus = sorted(os.sched_getaffinity(0))
+    rps, allowed = (out / "command-cpus.stdout").read_text().split("\n")[:2]
+    got = s["emulation"]["cpu_affinity"]
+    if pin == "off":
+        assert got is None
+        assert int(rps.replace(",", ""), 16) == 0
+        return
+    assert got == {"emulator_cpu": cpus[-1], "host_cpus": cpus[:-1], "host_receive_steered": pin is None}, got
+    mask = sum(1 << c for c in cpus[:-1])
+    assert int(rps.replace(",", ""), 16) == (mask if pin is None else 0), rps
+    # The setup command ran on the hosts' CPUs only (a one-CPU list prints as "0").
+    assert allowed.split(":")[1].strip() in {",".join(map(str, cpus[:-1])), f"{cpus[0]}-{cpus[-2]}"}, allowed
+    assert os.sched_getaffinity(0) == set(cpus), "the caller's CPUs are given back"
+
+
+@needs_emulation
+def test_cpu_placement_setting_is_checked(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCPLAB_EMU_PIN", "yes")
+    flow = '[[tcp]]\nname = "f"\nfrom = "h1"\nto = "h2"\nvariant = "linux-reno"\nduration = "200ms"\n'
+    with pytest.raises(Exception, match="TCPLAB_EMU_PIN must be on, threads or off"):
+        emu.emulate(scenario(tmp_path, flow, rate="10Mbps", duration="0.5s"))
+
+
 def test_setup_commands_are_checked(tmp_path):
     """A setup command runs before the clock starts: a `start` after 0 s is a located error,
     found before anything is made (no root needed)."""

@@ -113,6 +113,10 @@ def print_emulation(summary: dict, file=None) -> None:
           f"(preempted, or woke it over 0.05 ms late) before {em.get('released_while_held', 0)} releases; "
           f"a write to a host took p50 {em.get('host_write_p50_ms', 0):.3f} ms, p99 {em.get('host_write_p99_ms', 0):.3f} ms "
           f"(the host's own processing, not lateness)", file=f)
+    aff = em.get("cpu_affinity")
+    print("CPUs: " + (f"the emulator's loop alone on CPU {aff['emulator_cpu']}, the hosts on {aff['host_cpus']}"
+                      + (" with their receive path steered there (rps_cpus)" if aff.get("host_receive_steered") else "")
+                      if aff else "not pinned") + " (TCPLAB_EMU_PIN = on, threads or off)", file=f)
     for l in em.get("links", []):
         line = (f"  {l['name']:<24} configured {l['rate_bps'] / 1e6:9.4f} Mbit/s, achieved {l['achieved_rate_bps'] / 1e6:9.4f} Mbit/s "
                 f"({100 * l['achieved_over_configured']:.2f} %)")

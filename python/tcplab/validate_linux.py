@@ -259,8 +259,8 @@ def _sim_variants() -> set[str]:
 # The emulator's accuracy figures kept per kernel run (summary.json's `emulation` section).
 EMULATION_FIGURES = ("release_lateness_p50_ms", "release_lateness_p99_ms", "release_lateness_max_ms",
                      "release_lateness_p99_unheld_ms", "released_while_held", "datagrams_released",
-                     "wakeup_lateness_p99_ms", "host_write_p50_ms", "host_write_p99_ms", "released_early",
-                     "realtime_priority")
+                     "wakeup_lateness_p99_ms", "host_write_p50_ms", "host_write_p99_ms", "host_write_max_ms",
+                     "released_early", "realtime_priority", "cpu_affinity", "slow_steps", "cpu_softirq_ms")
 
 
 def run_case(c: Case, work: Path, sim_variants: set[str], linux_variants: set[str] | None,

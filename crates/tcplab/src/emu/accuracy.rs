@@ -62,6 +62,8 @@ pub struct Accuracy {
     pub frames_in: u64,
     pub bad_frames: u64,
     pub foreign_frames: u64,
+    /// The loop's slow steps (diagnostics, [`super::steplog`]).
+    pub steps: super::steplog::StepLog,
 }
 
 impl Accuracy {
@@ -78,6 +80,7 @@ impl Accuracy {
             frames_in: 0,
             bad_frames: 0,
             foreign_frames: 0,
+            steps: super::steplog::StepLog::new(),
         }
     }
 

@@ -35,6 +35,7 @@ pub mod linux;
 mod plan;
 mod report;
 mod run;
+pub mod steplog;
 pub mod sys;
 #[cfg(test)]
 mod tests;

@@ -9,12 +9,13 @@ use serde_json::{json, Value};
 use super::accuracy::{percentile, Accuracy};
 use super::commands::Ready;
 use super::plan::{EmuFlow, End};
+use super::sys::CpuPlan;
 use super::{EmuError, LATENESS_TARGET_NS};
 use crate::sim::Simulation;
 use crate::summary::Summary;
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFlow], cmds: &[Ready], acc: &Accuracy, interrupted: bool, wall_end: u64, realtime: bool) -> Result<String, EmuError> {
+pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFlow], cmds: &[Ready], acc: &Accuracy, interrupted: bool, wall_end: u64, (realtime, cpus): (bool, Option<&CpuPlan>)) -> Result<String, EmuError> {
     let mut v: Value = serde_json::from_str(&summary.to_json()).map_err(|e| EmuError::System(e.to_string()))?;
     let node = |n: u32| sim.nodes[n as usize].name.clone();
     let mut flow_rows = Vec::new();
@@ -149,6 +150,8 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
     let mut emulation = json!({
         "mode": "emulation",
         "realtime_priority": realtime,
+        // Where the loop and the hosts ran (sys::CpuPlan; null: not pinned).
+        "cpu_affinity": cpus.map(|p| json!({"emulator_cpu": p.emulator_cpu, "host_cpus": p.host_cpus, "host_receive_steered": p.rps})),
         "interrupted": interrupted,
         "wall_s": wall_end as f64 / 1e9,
         "lateness_target_ms": ms(LATENESS_TARGET_NS as f64),
@@ -163,6 +166,11 @@ pub(super) fn finish_summary(summary: &Summary, sim: &Simulation, flows: &[EmuFl
         "host_write_p50_ms": ms(percentile(&writes, 0.5)),
         "host_write_p99_ms": ms(percentile(&writes, 0.99)),
         "host_write_max_ms": ms(writes.last().copied().unwrap_or(0) as f64),
+        // Diagnostics of the loop (emu/steplog.rs): its steps over 0.2 ms by kind, and each
+        // CPU's hard-interrupt and softirq time over the run.
+        "slow_steps": acc.steps.summary().iter().map(|(k, n, t)| (k.to_string(), json!({"count": n, "ms": t}))).collect::<serde_json::Map<String, Value>>(),
+        "cpu_irq_ms": acc.steps.cpu_irq_ms.iter().map(|c| c.0).collect::<Vec<_>>(),
+        "cpu_softirq_ms": acc.steps.cpu_irq_ms.iter().map(|c| c.1).collect::<Vec<_>>(),
         "frames_from_hosts": acc.frames_in,
         "frames_dropped_unparsable": acc.bad_frames,
         "frames_dropped_not_for_the_scenario": acc.foreign_frames,

@@ -24,6 +24,7 @@ use super::commands;
 use super::endpoints::{deliver_to_endpoint, flow_done, start_and_poll};
 use super::plan::{plan, EmuFlow, End, Plan};
 use super::report::finish_summary;
+use super::steplog::Step;
 use super::{linux, sys, EmuError, EmuOptions, EmuResult, ETH_HEADER, GATEWAY_MAC, SPIN_NS};
 use crate::engine::{RngStreams, SimTime};
 use crate::net::packet::{Packet, PacketKind};
@@ -38,6 +39,15 @@ const READ_BATCH: usize = 64;
 fn host_mac(node: u32) -> [u8; 6] {
     let b = node.to_be_bytes();
     [0x02, 0x74, 0x6c, b[1], b[2], b[3]]
+}
+
+/// Gives the thread back the CPUs it had.
+struct RestoreAffinity(Vec<usize>);
+
+impl Drop for RestoreAffinity {
+    fn drop(&mut self) {
+        sys::set_affinity(&self.0);
+    }
 }
 
 /// Removes the commands' output directory (after their outputs were read).
@@ -126,6 +136,14 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         return Err(EmuError::Refused(why));
     }
     let Plan { mut sim, mut flows, emulated_hosts, linux_hosts } = plan;
+    // Every thread and process made from here on (namespace commands, senders, sinks) starts
+    // on the hosts' CPUs; the loop moves to its own CPU once they are made.
+    let cpus_before = sys::affinity();
+    let cpu_plan = sys::CpuPlan::choose(&cpus_before, std::env::var("TCPLAB_EMU_PIN").ok().as_deref()).map_err(EmuError::Refused)?;
+    let _restore = RestoreAffinity(cpus_before.clone());
+    if let Some(p) = &cpu_plan {
+        sys::set_affinity(&p.host_cpus);
+    }
     let _ = sys::cleanup_leftovers(false);
     let stop = Arc::new(AtomicBool::new(false));
     let mut made = Made { hosts: Vec::new(), stop: stop.clone(), threads: Vec::new() };
@@ -151,6 +169,9 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         ];
         for c in cmds {
             sys::ip(&c).map_err(EmuError::System)?;
+        }
+        if let Some(p) = cpu_plan.as_ref().filter(|p| p.rps) {
+            sys::set_rps(&ns, &tap, &p.host_cpus).map_err(EmuError::System)?;
         }
         // No IPv6 chatter (router solicitations) on the emulated wire.
         let _ = std::process::Command::new("ip").args(["netns", "exec", &ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"]).output();
@@ -219,6 +240,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
 
     // After the sender and sink threads started (they must not inherit it).
     let realtime = sys::realtime_priority();
+    let pinned = cpu_plan.as_ref().is_some_and(|p| sys::set_affinity(&[p.emulator_cpu]));
     let end_ns = sim.end.0;
     let stop_when_done = sim.stop_when_done;
     // As the simulator: UDP and traffic sources run to the end (an early end at a wall-clock
@@ -236,6 +258,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     let mut interrupted = false;
     let mut payload = Vec::with_capacity(65536);
     let mut pre = Held::new();
+    acc.steps.start();
     loop {
         let now = clock.now();
         pre.sample(now);
@@ -248,13 +271,15 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         }
         if now - last_progress >= 100_000_000 {
             last_progress = now;
-            if !progress(now as f64 / 1e9, end_ns as f64 / 1e9) {
+            let go = progress(now as f64 / 1e9, end_ns as f64 / 1e9);
+            acc.steps.step(Step::Progress, now, clock.now() - now, 0);
+            if !go {
                 interrupted = true;
                 break;
             }
         }
         // 1. The network up to now, and what it delivered by now to the hosts.
-        advance(&mut sim, &mut acc, now);
+        advance(&mut sim, &mut acc, now, clock);
         release(&mut sim, &mut flows, &made.hosts, &host_of, &mut acc, &mut pre, clock, &mut out);
         // 2. Frames from the Linux hosts, each entering the network at the moment it was read
         //    (the network first advanced to that moment, and what fell due meanwhile released).
@@ -262,19 +287,21 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
             let mut any = false;
             for h in made.hosts.iter() {
                 for _ in 0..READ_BATCH {
+                    let r0 = clock.now();
                     let Some(n) = sys::read_frame(h.fd, &mut frame) else { break };
                     let t = clock.now();
+                    acc.steps.step(Step::Read, r0, t - r0, h.node as u64);
                     any = true;
                     if n <= ETH_HEADER || frame[12..14] != [0x08, 0x00] {
                         continue; // not IPv4 (ARP is off; IPv6 is disabled)
                     }
-                    advance(&mut sim, &mut acc, t);
+                    advance(&mut sim, &mut acc, t, clock);
                     inject(&mut sim, t, h.node, &frame[ETH_HEADER..n], &mut acc);
                     acc.sample_links(&sim, t);
                 }
             }
             let t = clock.now();
-            advance(&mut sim, &mut acc, t);
+            advance(&mut sim, &mut acc, t, clock);
             release(&mut sim, &mut flows, &made.hosts, &host_of, &mut acc, &mut pre, clock, &mut out);
             if !any {
                 break;
@@ -282,7 +309,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         }
         // 3. tcplab endpoints: ticks, timers, start times, segments to send, at the time now.
         let now = clock.now();
-        advance(&mut sim, &mut acc, now);
+        advance(&mut sim, &mut acc, now, clock);
         // What fell due since the frames were read goes out now: left in `raw_out`, it would
         // wait for the next wake-up, which is timed by the events still pending, not by it
         // (datagrams released 2-5 ms late when a step of the loop straddled a due time).
@@ -343,6 +370,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
                 let woke = clock.now();
                 let late = woke.saturating_sub(waited_from + wait);
                 acc.wake_late_ns.push(late);
+                acc.steps.step(Step::Sleep, waited_from, late, wait);
                 pre.woke(woke, late);
             }
         } else if next > waited_from {
@@ -352,6 +380,8 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
         }
     }
     let wall_end = t0.elapsed().as_nanos() as u64;
+    acc.steps.write();
+    acc.steps.finish();
     let now = SimTime(wall_end.min(end_ns));
     if !sim.run_until(now) {
         // advance the monitors to the end of the emulated time
@@ -366,7 +396,7 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
     sys::normal_priority();
     drop(guard);
     let summary = Summary::from_sim(&sim, wall_end as f64 / 1e9);
-    let summary_json = finish_summary(&summary, &sim, &flows, &cmds, &acc, interrupted, wall_end, realtime)?;
+    let summary_json = finish_summary(&summary, &sim, &flows, &cmds, &acc, interrupted, wall_end, (realtime, cpu_plan.as_ref().filter(|_| pinned)))?;
     let command_outputs = cmds.iter().map(|c| (c.name.clone(), std::fs::read(&c.stdout).unwrap_or_default(), std::fs::read(&c.stderr).unwrap_or_default())).collect();
     drop(made);
     let packet_records = super::accuracy::records_bytes(&acc.records);
@@ -377,9 +407,11 @@ pub fn emulate(text: &str, file: &str, opts: &EmuOptions, mut progress: impl FnM
 const SLOW_WRITE_NS: u64 = 20_000;
 
 /// Advance the network to wall time `t` (every event due by then) and note the links' state.
-fn advance(sim: &mut Simulation, acc: &mut Accuracy, t: u64) {
+fn advance(sim: &mut Simulation, acc: &mut Accuracy, t: u64, clock: Clock) {
+    let before = clock.now();
     sim.run_until(SimTime(t));
     acc.sample_links(sim, t);
+    acc.steps.step(Step::Advance, before, clock.now() - before, 0);
 }
 
 /// Hand every datagram the network delivered to its host: written to the host's TAP, or given
@@ -408,6 +440,7 @@ fn release(sim: &mut Simulation, flows: &mut [EmuFlow], hosts: &[Host], host_of:
             sys::write_frame(hosts[hi].fd, out);
             let t = clock.now();
             acc.host_write(t - before);
+            acc.steps.step(Step::Write, before, t - before, d.node as u64);
             if t - before > SLOW_WRITE_NS {
                 // Whether the machine held the thread meanwhile counts for the datagrams
                 // after this one.

@@ -197,6 +197,80 @@ impl RunDelay {
     }
 }
 
+/// The CPUs this thread may run on (`sched_getaffinity`), at most 1024.
+pub fn affinity() -> Vec<usize> {
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+        return Vec::new();
+    }
+    (0..1024usize.min(libc::CPU_SETSIZE as usize)).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
+}
+
+/// Let this thread (and the threads and processes it creates from now on) run only on `cpus`
+/// (`sched_setaffinity`). Returns whether it took effect.
+pub fn set_affinity(cpus: &[usize]) -> bool {
+    if cpus.is_empty() {
+        return false;
+    }
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+}
+
+/// How the emulator places itself and the hosts on the CPUs (issue 26): the real-time loop
+/// alone on one CPU, the hosts' threads and processes (the Linux senders, sinks and commands)
+/// on the others, and the hosts' receive path steered there too (`rps`: the TAP's
+/// `rps_cpus`, so the kernel's TCP runs what a write to a TAP hands it on a host CPU, in its
+/// NET_RX softirq, not inside the emulator's write on the emulator's CPU). `TCPLAB_EMU_PIN`:
+/// `on` (default: both), `threads` (affinity only), `off` (neither).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuPlan {
+    pub emulator_cpu: usize,
+    pub host_cpus: Vec<usize>,
+    pub rps: bool,
+}
+
+impl CpuPlan {
+    /// The plan for a thread allowed on `cpus`, with the setting `pin` (TCPLAB_EMU_PIN's
+    /// value); None with one CPU or when switched off. The emulator takes the highest CPU.
+    pub fn choose(cpus: &[usize], pin: Option<&str>) -> Result<Option<CpuPlan>, String> {
+        let rps = match pin.unwrap_or("on") {
+            "on" | "" => true,
+            "threads" => false,
+            "off" => return Ok(None),
+            other => return Err(format!("TCPLAB_EMU_PIN must be on, threads or off, got {other:?}")),
+        };
+        let Some((&emulator_cpu, rest)) = cpus.split_last() else { return Ok(None) };
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(CpuPlan { emulator_cpu, host_cpus: rest.to_vec(), rps }))
+    }
+}
+
+/// Steer what TAP `dev` (inside namespace `ns`) receives to `cpus` (its single queue's
+/// `rps_cpus`, written inside the namespace: the device's sysfs is that namespace's).
+pub fn set_rps(ns: &str, dev: &str, cpus: &[usize]) -> Result<(), String> {
+    let script = format!("echo {} > /sys/class/net/{dev}/queues/rx-0/rps_cpus", cpu_mask_hex(cpus));
+    let out = Command::new("ip").args(["netns", "exec", ns, "sh", "-c", &script]).output().map_err(|e| format!("rps_cpus of {dev}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("rps_cpus of {dev}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(())
+}
+
+/// The CPU mask `cpus` as the hexadecimal text of /sys/class/net/DEV/queues/rx-N/rps_cpus.
+pub fn cpu_mask_hex(cpus: &[usize]) -> String {
+    let n = cpus.iter().max().map_or(1, |m| m / 32 + 1);
+    let mut words = vec![0u32; n];
+    for &c in cpus {
+        words[c / 32] |= 1 << (c % 32);
+    }
+    words.iter().rev().map(|w| format!("{w:08x}")).collect::<Vec<_>>().join(",")
+}
+
 /// Back to ordinary scheduling.
 pub fn normal_priority() {
     let p = libc::sched_param { sched_priority: 0 };
@@ -386,6 +460,24 @@ mod tests {
         assert_eq!(&i.total_retrans as *const _ as usize - base, 100);
         assert_eq!(&i.bytes_acked as *const _ as usize - base, 120);
         assert_eq!(&i.bytes_retrans as *const _ as usize - base, 208);
+    }
+
+    #[test]
+    fn cpu_plan_puts_the_emulator_alone_on_the_last_cpu() {
+        let p = CpuPlan::choose(&[0, 1], None).unwrap().unwrap();
+        assert_eq!((p.emulator_cpu, p.host_cpus.clone(), p.rps), (1, vec![0], true));
+        let p = CpuPlan::choose(&[0, 2, 5], Some("threads")).unwrap().unwrap();
+        assert_eq!((p.emulator_cpu, p.host_cpus.clone(), p.rps), (5, vec![0, 2], false));
+        assert_eq!(CpuPlan::choose(&[0, 1], Some("off")).unwrap(), None);
+        assert_eq!(CpuPlan::choose(&[3], None).unwrap(), None);
+        assert!(CpuPlan::choose(&[0, 1], Some("yes")).unwrap_err().contains("TCPLAB_EMU_PIN"));
+    }
+
+    #[test]
+    fn rps_mask_is_sysfs_hex() {
+        assert_eq!(cpu_mask_hex(&[0]), "00000001");
+        assert_eq!(cpu_mask_hex(&[0, 1, 3]), "0000000b");
+        assert_eq!(cpu_mask_hex(&[1, 33]), "00000002,00000002");
     }
 
     #[test]
