@@ -599,8 +599,15 @@ impl Simulation {
                 self.events.schedule(at, Event::Arrive(l));
             }
         }
-        // Next packet.
-        self.start_next(now, l);
+        // Next packet. An empty DropTail-like queue (its length mirrored by the monitor, see
+        // `link_enqueue`) has none: the link goes idle, as `start_next` would record it, without
+        // the call (most transmission ends on the 16-flow dumbbell's access links; issue 28).
+        let link = &mut self.links[l as usize];
+        if !link.aqm && link.monitor.queue_len() == 0 {
+            link.monitor.on_queue_change(now, 0, false);
+        } else {
+            self.start_next(now, l);
+        }
     }
 
     fn arrive(&mut self, now: SimTime, l: u32) {
