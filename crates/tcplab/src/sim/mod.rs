@@ -576,7 +576,9 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    /// Inlined into the event loop (which is entered once per slice of the run, so a handler
+    /// inlined there pays no call per event; issue 28).
+    #[inline(always)]
     pub(crate) fn tx_done(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (id, size) = link.busy.take().expect("TxDone with idle link");
@@ -610,6 +612,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn arrive(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (_, id) = link.pipe.pop_front().expect("Arrive with empty pipe");
@@ -637,7 +640,9 @@ impl Simulation {
         self.events.schedule(done, Event::Processed { node: to, pkt: id });
     }
 
-    /// Packet `id` is at node `node` (after any processing delay).
+    /// Packet `id` is at node `node` (after any processing delay). Inlined into the event loop
+    /// as [`Simulation::tx_done`] is.
+    #[inline(always)]
     fn at_node(&mut self, now: SimTime, node: u32, id: PacketId) {
         // Only a delivered packet is copied out of the pool (a transit hop reads two fields).
         let (dst, ttl) = { let p = self.pool.get(id); (p.dst, p.ttl) };
