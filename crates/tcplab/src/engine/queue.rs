@@ -35,11 +35,17 @@ struct Entry<E> {
 const DIGIT_BITS: u32 = 6;
 const DIGITS: usize = 1 << DIGIT_BITS;
 const LEVELS: usize = 64usize.div_ceil(DIGIT_BITS as usize);
+/// `digits_occupied`'s length: the power of two above [`LEVELS`], so that a level masked to
+/// it indexes without a bounds check.
+const LEVEL_WORDS: usize = LEVELS.next_power_of_two();
+/// The radix buckets, `(level, digit)` at `level * DIGITS + digit`.
+const SLOTS: usize = LEVELS * DIGITS;
 
 /// Bucket index `level * DIGITS + digit` of `time` relative to `last` (`time != last`).
 #[inline]
 fn slot_of(time: u64, last: u64) -> usize {
-    let highest = 63 - (time ^ last).leading_zeros();
+    // `& 63`: a no-op for `time != last`, and it bounds the slot for the compiler.
+    let highest = 63 - ((time ^ last).leading_zeros() & 63);
     let level = highest / DIGIT_BITS;
     let digit = (time >> (level * DIGIT_BITS)) as usize & (DIGITS - 1);
     level as usize * DIGITS + digit
@@ -49,11 +55,13 @@ pub struct EventQueue<E> {
     /// Events at time `last`, in scheduling order, popped from `now_head` on.
     now_bucket: Vec<Entry<E>>,
     now_head: usize,
+    /// A fixed-size array, so that a slot computed by [`slot_of`] indexes without a bounds
+    /// check.
     buckets: Vec<Vec<Entry<E>>>,
     /// Bit `L` set when some bucket of level `L` is non-empty.
     levels_occupied: u64,
     /// Per level, bit `d` set when bucket `(L, d)` is non-empty.
-    digits_occupied: [u64; LEVELS],
+    digits_occupied: [u64; LEVEL_WORDS],
     len: usize,
     /// The smallest time pending (after `settle`), never more than any pending time.
     last: u64,
@@ -86,9 +94,9 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             now_bucket: Vec::new(),
             now_head: 0,
-            buckets: (0..LEVELS * DIGITS).map(|_| Vec::new()).collect(),
+            buckets: (0..SLOTS).map(|_| Vec::new()).collect(),
             levels_occupied: 0,
-            digits_occupied: [0; LEVELS],
+            digits_occupied: [0; LEVEL_WORDS],
             len: 0,
             last: 0,
             now: SimTime::ZERO,
@@ -175,11 +183,11 @@ impl<E: Copy> EventQueue<E> {
         all.extend_from_slice(&self.now_bucket[self.now_head..]);
         self.now_bucket.clear();
         self.now_head = 0;
-        for b in &mut self.buckets {
+        for b in self.buckets.iter_mut() {
             all.append(b);
         }
         self.levels_occupied = 0;
-        self.digits_occupied = [0; LEVELS];
+        self.digits_occupied = [0; LEVEL_WORDS];
         self.last = time;
         for e in all {
             self.put(e);
@@ -203,8 +211,8 @@ impl<E: Copy> EventQueue<E> {
     fn settle_slow(&mut self) {
         self.now_bucket.clear();
         self.now_head = 0;
-        let level = self.levels_occupied.trailing_zeros() as usize;
-        let digit = self.digits_occupied[level].trailing_zeros() as usize;
+        let level = self.levels_occupied.trailing_zeros() as usize & (LEVEL_WORDS - 1);
+        let digit = self.digits_occupied[level].trailing_zeros() as usize & (DIGITS - 1);
         self.digits_occupied[level] &= !(1 << digit);
         if self.digits_occupied[level] == 0 {
             self.levels_occupied &= !(1 << level);

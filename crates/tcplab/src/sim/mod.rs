@@ -576,7 +576,9 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    /// Inlined into the event loop (which is entered once per slice of the run, so a handler
+    /// inlined there pays no call per event; issue 28).
+    #[inline(always)]
     pub(crate) fn tx_done(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (id, size) = link.busy.take().expect("TxDone with idle link");
@@ -599,10 +601,18 @@ impl Simulation {
                 self.events.schedule(at, Event::Arrive(l));
             }
         }
-        // Next packet.
-        self.start_next(now, l);
+        // Next packet. An empty DropTail-like queue (its length mirrored by the monitor, see
+        // `link_enqueue`) has none: the link goes idle, as `start_next` would record it, without
+        // the call (most transmission ends on the 16-flow dumbbell's access links; issue 28).
+        let link = &mut self.links[l as usize];
+        if !link.aqm && link.monitor.queue_len() == 0 {
+            link.monitor.on_queue_change(now, 0, false);
+        } else {
+            self.start_next(now, l);
+        }
     }
 
+    #[inline(always)]
     fn arrive(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
         let (_, id) = link.pipe.pop_front().expect("Arrive with empty pipe");
@@ -630,7 +640,9 @@ impl Simulation {
         self.events.schedule(done, Event::Processed { node: to, pkt: id });
     }
 
-    /// Packet `id` is at node `node` (after any processing delay).
+    /// Packet `id` is at node `node` (after any processing delay). Inlined into the event loop
+    /// as [`Simulation::tx_done`] is.
+    #[inline(always)]
     fn at_node(&mut self, now: SimTime, node: u32, id: PacketId) {
         // Only a delivered packet is copied out of the pool (a transit hop reads two fields).
         let (dst, ttl) = { let p = self.pool.get(id); (p.dst, p.ttl) };
