@@ -127,6 +127,7 @@ impl Endpoint {
         self.reass.splice(i..j, std::iter::once((na, nb)));
     }
 
+    #[inline]
     pub(super) fn maybe_auto_close(&mut self) {
         if self.cfg.close_on_peer_fin && self.fin_rcvd && self.state == TcpState::CloseWait && self.app_read >= self.rcv_data() {
             self.app_close();

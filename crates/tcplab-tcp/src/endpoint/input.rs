@@ -106,13 +106,10 @@ impl Endpoint {
             }
             return;
         }
-        if self.ecn.on_segment(seg) && (self.ack.delack || self.ack.unacked_bytes > 0) {
-            // RFC 8257 §3.2: the CE state changes; ACK what came before with the old state.
-            let a = self.pure_ack(now);
-            self.ecn_ack_pending = Some(Box::new(a));
+        if self.ecn.ok {
+            // (`EcnState::on_segment` and `take_ce_state` do nothing without ECN.)
+            self.ecn_on_segment(now, seg);
         }
-        self.ecn.take_ce_state(seg);
-        self.stats.ecn_ce_received = self.ecn.ce_received;
         // RFC 1323 ts_recent update (simplified PAWS-free rule of RFC 1323 §4.2.1).
         if let Some((tsval, _)) = seg.ts {
             if self.ts_ok && seg_seq <= self.rcv_nxt && seg_seq + seg.seq_len() as u64 >= self.rcv_nxt {
@@ -147,9 +144,26 @@ impl Endpoint {
         if self.state == TcpState::Closed {
             return;
         }
-        self.process_data(now, seg, seg_seq);
+        if seg.len > 0 || seg.flags.fin() {
+            self.process_data(now, seg, seg_seq);
+        }
         self.maybe_auto_close();
-        self.check_persist(now);
+        if self.snd_wnd == 0 {
+            self.check_persist(now);
+        }
+    }
+
+    /// A segment of an ECN connection: the CE state and the echo (RFC 3168 §6.1.3, RFC 8257
+    /// §3.2), counted.
+    #[inline(never)]
+    fn ecn_on_segment(&mut self, now: Nanos, seg: &Segment) {
+        if self.ecn.on_segment(seg) && (self.ack.delack || self.ack.unacked_bytes > 0) {
+            // RFC 8257 §3.2: the CE state changes; ACK what came before with the old state.
+            let a = self.pure_ack(now);
+            self.ecn_ack_pending = Some(Box::new(a));
+        }
+        self.ecn.take_ce_state(seg);
+        self.stats.ecn_ce_received = self.ecn.ce_received;
     }
 
     pub(super) fn answer_with_rst(&mut self, seg: &Segment) {
@@ -166,6 +180,10 @@ impl Endpoint {
 
     /// ACK processing (tcp_input.c "Ack processing"). Returns false if the segment is to be
     /// dropped after this (ack beyond snd_max → dropafterack).
+    ///
+    /// Inlined into `on_segment`: a receiver's data segment (no new ACK) stops here; a new ACK,
+    /// a duplicate ACK, SACK blocks and ECN echoes go out of line (issue 28).
+    #[inline]
     pub(super) fn process_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64) -> bool {
         let ack = match unwrap(seg.ack, self.wire_snd(self.snd_una), self.snd_una) {
             Some(a) => a,
@@ -250,6 +268,7 @@ impl Endpoint {
         true
     }
 
+    #[inline(never)]
     pub(super) fn on_dupack(&mut self, now: Nanos) {
         let verdict = if self.hooks.cc_segment() {
             let view = sender_view!(self, now, self.dupacks);
@@ -284,7 +303,17 @@ impl Endpoint {
         }
     }
 
+    /// Act on what the recovery decided; most ACKs decide nothing (issue 28: out of line only
+    /// when there is something to do).
+    #[inline]
     pub(super) fn apply_recovery(&mut self, now: Nanos, out: RecoveryOutcome) {
+        if out.restart_timer || out.fast_retransmit || out.entered || out.exited || out.set_snd_nxt.is_some() || out.retransmit.is_some() {
+            self.apply_recovery_outcome(now, out);
+        }
+    }
+
+    #[inline(never)]
+    fn apply_recovery_outcome(&mut self, now: Nanos, out: RecoveryOutcome) {
         if out.restart_timer {
             self.timer.stop();
             self.timer.cancel_timing();
@@ -337,11 +366,16 @@ impl Endpoint {
 
     /// Unwrap the ACK's SACK blocks into `sack_in`, count them and D-SACKs (RFC 2883 §4: the
     /// first block lies below the cumulative ACK or inside the second block), trace them.
+    #[inline]
     pub(super) fn take_sack_blocks(&mut self, now: Nanos, seg: &Segment, ack: u64) {
         self.sack_in_n = 0;
-        if !self.sack_ok || seg.sack.is_empty() {
-            return;
+        if self.sack_ok && !seg.sack.is_empty() {
+            self.take_sack_blocks_of(now, seg, ack);
         }
+    }
+
+    #[inline(never)]
+    fn take_sack_blocks_of(&mut self, now: Nanos, seg: &Segment, ack: u64) {
         self.stats.sack_acks_received += 1;
         let mut blocks = [(0u64, 0u64); 4];
         let mut n = 0;
@@ -378,6 +412,7 @@ impl Endpoint {
 
     /// An ACK with ECE (RFC 3168 §6.1.2, ns-2 `TcpAgent::ecn`). Returns true if the window was
     /// reduced.
+    #[inline(never)]
     pub(super) fn on_ecn_echo(&mut self, now: Nanos, ack: u64) -> bool {
         let reduce = self.ecn.on_ece(ack, self.snd_max, self.rec.in_recovery());
         self.stats.ecn_ece_received = self.ecn.ece_acks;
@@ -427,6 +462,7 @@ impl Endpoint {
     }
 
     /// An ACK that advances snd_una. Returns true if Lite's header prediction took it.
+    #[inline(never)]
     pub(super) fn on_new_ack(&mut self, now: Nanos, seg: &Segment, seg_seq: u64, ack: u64, ecn_reduced: bool) -> bool {
         self.account_window_limit(now);
         // 4.4BSD-Lite header prediction of a pure ACK (crate::lite::predicts_pure_ack):

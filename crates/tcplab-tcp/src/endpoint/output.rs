@@ -339,9 +339,14 @@ impl Endpoint {
         if self.hooks.cc() || self.force_probe {
             return self.try_send_data(now);
         }
-        let limit = self.send_limit();
         let win = if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 };
         let off = self.snd_nxt - self.snd_una;
+        // Without a FIN to send, nothing goes with a full window or nothing written past snd_nxt
+        // (the send limit never passes `app_written + 1`): found before the limit is computed.
+        if !self.close_requested && (win <= off || self.app_written.saturating_add(1) <= self.snd_nxt) {
+            return None;
+        }
+        let limit = self.send_limit();
         let avail = limit.saturating_sub(self.snd_nxt);
         let len = avail.min(self.eff_mss as u64).min(win.saturating_sub(off));
         let fin = match self.fin_abs() {
