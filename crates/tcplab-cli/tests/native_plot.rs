@@ -277,6 +277,44 @@ fn bad_input_is_a_clear_error() {
     fails(&["plot", s(&dir), "--kind", "link", "--format", "pdf"], "cannot start the Python CLI");
 }
 
+/// A copy of the run directory with one byte of `file` changed (its size kept: only its
+/// SHA-256 tells).
+fn with_a_changed_byte(file: &str) -> PathBuf {
+    let dir = run_dir();
+    let copy = dir.parent().unwrap().join(format!("changed-{}", file.replace('.', "-")));
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), copy.join(e.file_name())).unwrap();
+        }
+    }
+    let mut bytes = std::fs::read(copy.join(file)).unwrap();
+    let i = bytes.len() / 2;
+    bytes[i] = if bytes[i] == b'7' { b'8' } else { b'7' }; // summary.json stays JSON (a digit, a space or a letter)
+    std::fs::write(copy.join(file), bytes).unwrap();
+    copy
+}
+
+#[test]
+fn a_file_changed_at_its_size_is_refused_by_every_graph_that_reads_it() {
+    // issue 28: a plot hashes only summary.json and the files it reads (not the whole run
+    // directory), when it reads them; a change there is still refused
+    let summary = with_a_changed_byte("summary.json");
+    for kind in ["tcp", "seq", "link", "queue", "flows"] {
+        fails(&["plot", s(&summary), "--kind", kind], "summary.json: changed since the run wrote it");
+    }
+    let tcp = with_a_changed_byte("trace_tcp.parquet");
+    for kind in ["tcp", "seq", "flows"] {
+        fails(&["plot", s(&tcp), "--kind", kind, "--conn", "a"], "trace_tcp.parquet: changed since the run wrote it");
+    }
+    let link = with_a_changed_byte("trace_link.parquet");
+    fails(&["plot", s(&link), "--kind", "link"], "trace_link.parquet: changed since the run wrote it");
+    // a file the graph does not read does not change it: the link graph of the changed TCP trace
+    let p = native(&["plot", s(&tcp), "--kind", "link", "--out", s(&tcp.join("l.svg"))]);
+    assert!(p.status.success(), "{p:?}");
+}
+
 /// The same network with both flows Vegas (a CAM trace), once per test binary.
 fn vegas_dir() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();

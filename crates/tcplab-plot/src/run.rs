@@ -1,8 +1,11 @@
 //! A finished run directory as the graphs read it, as `tcplab.rundir.RunData` reads it (same checks,
-//! same messages): the completion marker verified (every file's size and SHA-256), summary.json,
+//! same messages): the completion marker verified (every file's size; the SHA-256 of summary.json
+//! and of each file a graph reads, when it first reads it), summary.json,
 //! and the trace columns a graph draws through [`crate::parquet_read`]. Source: the run directory
 //! contract (python/tcplab/rundir.py, docs/outputs.md). Deviations: a link given by its scenario
 //! name (not its "a->b" direction) is not resolved here; the caller hands such a request to Python.
+//! A file the graph does not read is checked by its size only, not its SHA-256 (RunData hashes
+//! every file): it cannot change the graph, and hashing a whole 12 MB run was half of a plot.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -106,6 +109,9 @@ pub struct Run {
     pub summary: Value,
     /// With [`Run::shared`]: the trace columns decoded so far, for the next graph.
     cache: Option<ColumnCache>,
+    /// The files [`Run::load`] found listed in the completion marker and no graph has read yet:
+    /// their SHA-256 is checked when one does ([`Run::verified`]).
+    unverified: Mutex<Listed>,
 }
 
 /// A trace file's columns decoded whole, once, for every graph of a report (issue 28: each TCP
@@ -210,8 +216,14 @@ fn sha256(path: &Path) -> std::io::Result<String> {
     Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// `tcplab.rundir.verify`: every file the marker lists, with its size and SHA-256.
-fn verify(d: &Path) -> Result<(), PlotError> {
+/// The files the completion marker lists, each with its size and SHA-256.
+type Listed = HashMap<String, (u64, String)>;
+
+/// `tcplab.rundir.verify`, but for the SHA-256s: every file the marker lists is there with its
+/// size; the files and their expected digests, for [`Run::verified`] to hash each when a graph
+/// first reads it (issue 28: hashing the whole run directory was half of a `tcplab plot`'s
+/// instructions; a graph now hashes what it reads, summary.json always).
+fn check_marker(d: &Path) -> Result<Listed, PlotError> {
     let m = d.join(MARKER);
     if !m.is_file() {
         return Err(err(format!(
@@ -222,6 +234,7 @@ fn verify(d: &Path) -> Result<(), PlotError> {
     let text = std::fs::read_to_string(&m).map_err(|e| err(format!("{}: unreadable completion marker ({e})", m.display())))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| err(format!("{}: unreadable completion marker ({e})", m.display())))?;
     let files = v.get("files").and_then(Value::as_array).ok_or_else(|| err(format!("{}: unreadable completion marker ('files')", m.display())))?;
+    let mut listed = Listed::new();
     for f in files {
         let (Some(name), Some(size), Some(digest)) = (f["name"].as_str(), f["bytes"].as_u64(), f["sha256"].as_str()) else {
             return Err(err(format!("{}: unreadable completion marker (an entry without name, bytes, sha256)", m.display())));
@@ -230,12 +243,22 @@ fn verify(d: &Path) -> Result<(), PlotError> {
         if name.contains('/') || name.starts_with('.') || !p.is_file() {
             return Err(err(format!("{}: listed in {MARKER} but missing; the run directory is incomplete", p.display())));
         }
-        let same = std::fs::metadata(&p).map(|md| md.len() == size).unwrap_or(false) && sha256(&p).map(|h| h == digest).unwrap_or(false);
-        if !same {
-            return Err(err(format!("{}: changed since the run wrote it (size or SHA-256 differs from {MARKER})", p.display())));
+        if !std::fs::metadata(&p).is_ok_and(|md| md.len() == size) {
+            return Err(changed(&p));
         }
+        listed.insert(name.to_string(), (size, digest.to_string()));
     }
-    Ok(())
+    Ok(listed)
+}
+
+fn changed(p: &Path) -> PlotError {
+    err(format!("{}: changed since the run wrote it (size or SHA-256 differs from {MARKER})", p.display()))
+}
+
+/// The file has the size and SHA-256 the marker lists.
+fn same_file(p: &Path, size: u64, digest: &str) -> Result<(), PlotError> {
+    let same = std::fs::metadata(p).is_ok_and(|md| md.len() == size) && sha256(p).is_ok_and(|h| h == digest);
+    if same { Ok(()) } else { Err(changed(p)) }
 }
 
 fn trace_switch(file: &str) -> Option<&'static str> {
@@ -254,8 +277,22 @@ impl Run {
         if !dir.is_dir() {
             return Err(err(format!("{}: not a directory (expected a tcplab run directory)", dir.display())));
         }
-        verify(dir)?;
-        Run::open(dir)
+        let mut listed = check_marker(dir)?;
+        if let Some((size, digest)) = listed.remove("summary.json") {
+            same_file(&dir.join("summary.json"), size, &digest)?; // before it is parsed
+        }
+        Ok(Run { unverified: Mutex::new(listed), ..Run::open(dir)? })
+    }
+
+    /// `file` of the run directory as the completion marker lists it: its SHA-256 checked the
+    /// first time it is asked for (see [`check_marker`]); a file the marker does not list, or
+    /// one checked already, passes.
+    fn verified(&self, file: &str) -> Result<(), PlotError> {
+        let expected = self.unverified.lock().unwrap_or_else(|e| e.into_inner()).remove(file);
+        match expected {
+            Some((size, digest)) => same_file(&self.dir.join(file), size, &digest),
+            None => Ok(()),
+        }
     }
 
     /// A run directory whose completion marker the caller has just verified (`RunData.load`
@@ -276,7 +313,7 @@ impl Run {
                 return Err(err(format!("{}: key '{key}' missing or not a list", p.display())));
             }
         }
-        Ok(Run { dir: dir.to_path_buf(), summary, cache: None })
+        Ok(Run { dir: dir.to_path_buf(), summary, cache: None, unverified: Mutex::default() })
     }
 
     /// This run with its trace columns decoded once and kept for every later read (the report's
@@ -349,6 +386,7 @@ impl Run {
     fn need(&self, file: &str, what: &str) -> Result<PathBuf, PlotError> {
         let p = self.dir.join(file);
         if p.is_file() {
+            self.verified(file)?;
             return Ok(p);
         }
         if let Some(how) = trace_switch(file) {
@@ -413,10 +451,15 @@ impl Run {
     }
 
     /// The link monitor's interval series of `link` (queue_intervals.parquet), when the run has one.
-    pub fn intervals(&self, link: &str) -> Option<Cols> {
+    pub fn intervals(&self, link: &str) -> Result<Option<Cols>, PlotError> {
         if !self.has("queue_intervals.parquet") {
-            return None;
+            return Ok(None);
         }
+        self.verified("queue_intervals.parquet")?;
+        Ok(self.interval_rows(link))
+    }
+
+    fn interval_rows(&self, link: &str) -> Option<Cols> {
         let p = self.dir.join("queue_intervals.parquet");
         let want: Vec<String> = ["link", "t_s", "min_pkts", "max_pkts", "avg_pkts", "aqm_avg_pkts"].iter().map(|s| s.to_string()).collect();
         let t = self.table(&p, &want, Some(("link", link))).ok()?;

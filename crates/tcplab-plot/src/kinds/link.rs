@@ -64,7 +64,7 @@ pub fn link_graph(run: &Run, link: &str, t_from: Option<f64>, t_to: Option<f64>)
 /// monitor's series when it gives the same answer (`_queue_from_monitor`), else the trace's.
 pub fn queue_stats(run: &Run, link: &str, interval: f64) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>), PlotError> {
     let end = run.sim_end().unwrap_or(0.0);
-    if let Some(iv) = run.intervals(link) {
+    if let Some(iv) = run.intervals(link)? {
         if let Some(got) = from_monitor(&iv, interval, end) {
             return Ok(got);
         }
@@ -158,7 +158,7 @@ pub fn queue_graph(run: &Run, link: &str, interval: f64, t_from: Option<f64>, t_
     let mut keys: Vec<Key> = legend_lim.into_iter().collect();
     let bars_key = p.legend.iter().position(|k| k.label == "min–max").map(|i| p.legend.remove(i));
     keys.append(&mut p.legend);
-    if let Some(iv) = run.intervals(link) {
+    if let Some(iv) = run.intervals(link)? {
         let (t, a) = (iv.f("t_s"), iv.f("aqm_avg_pkts"));
         let pts: Vec<(f64, f64)> = t.iter().zip(a).filter(|(_, v)| !v.is_nan()).map(|(x, v)| (*x, *v)).collect();
         if !pts.is_empty() {
