@@ -151,6 +151,13 @@ pub trait CongestionControl: std::fmt::Debug + Send {
         self.on_app_limited()
     }
 
+    /// The data in flight as Linux's `tcp_packets_in_flight` counts it (bytes out − SACKed −
+    /// marked lost + retransmitted), from a recovery that keeps a scoreboard at all times
+    /// (RACK-TLP): with `prior`, at the start of an ACK (before its SACK blocks and loss marks,
+    /// Linux `prior_in_flight`); else after them, before the CC's ACK hooks. BBR's DRAIN exit,
+    /// PROBE_RTT test, gain-cycle advance and app-limited mark use it.
+    fn on_in_flight(&mut self, _in_flight: u64, _prior: bool) {}
+
     /// The new ssthresh after a loss event (returned, not set).
     /// Default: 4.4BSD `win = min(snd_wnd, cwnd) / 2 / mss; if win < 2 { win = 2 }; win * mss`.
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, snd_wnd: u32, _ev: LossEvent) -> u32 {

@@ -193,6 +193,7 @@ impl Endpoint {
             self.ack.ack_now = true;
             return false;
         }
+        self.report_in_flight(true);
         self.take_sack_blocks(now, seg, ack);
         if self.hooks.cc() && ack > self.snd_una {
             // Every ACK that advances snd_una, before the ECN reaction (Linux `in_ack_event`).
@@ -266,6 +267,16 @@ impl Endpoint {
             crate::lite::limit_big_ack(&mut self.w, ack - old_una, self.snd_nxt - self.snd_una);
         }
         true
+    }
+
+    /// Tell the CC the data in flight as Linux counts it, when the recovery keeps a scoreboard
+    /// (`prior`: at the start of an ACK, Linux `prior_in_flight`).
+    pub(super) fn report_in_flight(&mut self, prior: bool) {
+        if self.hooks.cc() {
+            if let Some(p) = self.rec.linux_in_flight() {
+                self.cc.on_in_flight(p, prior);
+            }
+        }
     }
 
     #[inline(never)]
@@ -547,6 +558,7 @@ impl Endpoint {
         } else {
             self.timer.restart(now);
         }
+        self.report_in_flight(false);
         // Vegas-style checks on non-duplicate ACKs: after snd_una moved, so the send log's
         // oldest record is the segment now at the head; before the window grows.
         let verdict = if self.hooks.cc_segment() {

@@ -87,9 +87,10 @@ impl Endpoint {
     /// buffer is full.
     pub(super) fn linux_write(&mut self) {
         if self.hooks.cc() && self.linux_app_limited() {
-            let in_flight = match self.rec.pipe_bytes() {
-                Some(p) => p.max(0) as u64,
-                None => self.snd_max.saturating_sub(self.snd_una),
+            let in_flight = match (self.rec.linux_in_flight(), self.rec.pipe_bytes()) {
+                (Some(p), _) => p,
+                (None, Some(p)) => p.max(0) as u64,
+                (None, None) => self.snd_max.saturating_sub(self.snd_una),
             };
             self.cc.on_app_limited_in_flight(in_flight);
         }

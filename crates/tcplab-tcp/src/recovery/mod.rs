@@ -162,4 +162,10 @@ pub trait LossRecovery: std::fmt::Debug + Send {
     fn pipe_now(&self, _g: &SendGate) -> Option<u64> {
         None
     }
+    /// Linux's `tcp_packets_in_flight` in bytes (outstanding − SACKed − marked lost, a
+    /// retransmission counting once), in and out of recovery; None for recoveries without a
+    /// scoreboard outside recovery (the endpoint then counts snd_max − snd_una).
+    fn linux_in_flight(&self) -> Option<u64> {
+        None
+    }
 }

@@ -463,6 +463,9 @@ impl LossRecovery for RackRecovery {
     fn pipe_now(&self, _g: &SendGate) -> Option<u64> {
         self.in_recovery().then(|| self.pipe())
     }
+    fn linux_in_flight(&self) -> Option<u64> {
+        Some(self.pipe())
+    }
 }
 
 #[cfg(test)]

@@ -120,6 +120,10 @@ macro_rules! forward_rate_events {
         fn on_app_limited_in_flight(&mut self, in_flight: u64) {
             self.rate.mark_app_limited_with(in_flight);
         }
+
+        fn on_in_flight(&mut self, in_flight: u64, prior: bool) {
+            self.rate.set_pipe(in_flight, prior);
+        }
     };
 }
 pub(super) use forward_rate_events;

@@ -35,7 +35,16 @@
 //!   segments on the 100 Mbit/s, 200 ms, 0.5 BDP validate-linux path where the kernel's stops at
 //!   its 5,031 target; and set the first recovery round's cwnd to pipe + N).
 //!
+//! * Data in flight (Linux `tcp_packets_in_flight` = packets_out − sacked_out − lost_out +
+//!   retrans_out) in `prior_in_flight` (gain-cycle advance), DRAIN's exit, PROBE_RTT's 4-packet
+//!   test and the app-limited mark: the recovery module's scoreboard as the endpoint reports it
+//!   ([`CongestionControl::on_in_flight`]: RACK-TLP's outstanding − SACKed − marked lost, a
+//!   retransmission counting once), before and after each ACK's SACK and loss processing, plus
+//!   what was sent since (2026-11-29; before, snd_max − snd_una, SACKed and lost data included).
+//!
 //! Deliberate deviations from Linux:
+//! * with a recovery that keeps no scoreboard outside recovery (RFC 6675, PRR, NewReno) the data
+//!   in flight is still snd_max − snd_una; retransmissions after the last report are not added;
 //! * `lt_bw`'s losses: see [`lt_bw`] (the marks of SACK-only ACKs count at the next sample;
 //!   reorder-timer and timeout marks are not in `tp->lost`); `params.lt_bw = 0` switches it off;
 //! * app-limited samples: by default the endpoint marks the sender app-limited only outside
@@ -380,7 +389,7 @@ impl BbrCc {
         // `tp->delivered` before and after the ACK), not the cumulative advance: data SACKed
         // earlier and now covered by the cumulative ACK was counted when it was SACKed.
         let acked = self.take_acked_sacked();
-        let prior_in_flight = rs.map_or(self.rate.in_flight() + cum_acked, |r| r.prior_in_flight);
+        let prior_in_flight = rs.map_or(self.rate.reported_prior().unwrap_or(self.rate.in_flight() + cum_acked), |r| r.prior_in_flight);
         self.update_bw(now, rs);
         self.update_ack_aggregation(now, rs, acked, w.cwnd, w.mss);
         self.update_cycle_phase(now, prior_in_flight, w.mss);
@@ -486,7 +495,7 @@ impl BbrCc {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.enter(now, Mode::Drain);
         }
-        if self.mode == Mode::Drain && self.rate.in_flight() <= self.inflight_target(self.max_bw(), UNIT, mss) {
+        if self.mode == Mode::Drain && self.rate.pipe() <= self.inflight_target(self.max_bw(), UNIT, mss) {
             self.reset_probe_bw_mode(now);
         }
     }
@@ -533,7 +542,7 @@ impl BbrCc {
             // Ignore the low-rate samples of this mode.
             self.rate.mark_app_limited();
             let four = MIN_CWND_PKTS as u64 * w.mss as u64;
-            if self.probe_rtt_done.is_none() && self.rate.in_flight() <= four {
+            if self.probe_rtt_done.is_none() && self.rate.pipe() <= four {
                 self.probe_rtt_done = Some(now + self.p.probe_rtt_ms * MS);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = self.rate.delivered;

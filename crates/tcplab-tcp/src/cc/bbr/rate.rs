@@ -93,6 +93,12 @@ pub struct DeliveryRate {
     pub delivered_ce: u64,
     /// The most recently sent record SACKed since the last sample (it competes for the next one).
     sacked_newest: Option<SentRecord>,
+    /// The endpoint's last report of the data in flight as Linux counts it, with `snd_max` then
+    /// ([`DeliveryRate::set_pipe`]); and its report at the start of the ACK being processed.
+    pipe: Option<(u64, u64)>,
+    prior_pipe: Option<(u64, u64)>,
+    /// The reported `prior_in_flight` of the last ACK ([`DeliveryRate::reported_prior`]).
+    last_prior: Option<u64>,
 }
 
 impl DeliveryRate {
@@ -101,10 +107,35 @@ impl DeliveryRate {
         self.snd_max.saturating_sub(self.snd_una)
     }
 
+    /// The data in flight as Linux's `tcp_packets_in_flight` counts it (packets_out − sacked_out
+    /// − lost_out + retrans_out), in bytes: the endpoint's last report ([`DeliveryRate::set_pipe`])
+    /// plus what was sent above its `snd_max` since; without a report (a recovery that keeps no
+    /// scoreboard), [`DeliveryRate::in_flight`].
+    pub fn pipe(&self) -> u64 {
+        self.pipe.map_or(self.in_flight(), |(p, at)| p + self.snd_max.saturating_sub(at))
+    }
+
+    /// The endpoint's scoreboard reports `pipe` bytes in flight now (after this ACK's SACK and
+    /// loss marks), or, with `prior`, at the start of the ACK (Linux `prior_in_flight`).
+    pub fn set_pipe(&mut self, pipe: u64, prior: bool) {
+        let v = Some((pipe, self.snd_max));
+        if prior {
+            self.prior_pipe = v;
+        } else {
+            self.pipe = v;
+        }
+    }
+
+    /// The last ACK's `prior_in_flight` as the endpoint reported it (None without a report).
+    pub fn reported_prior(&self) -> Option<u64> {
+        self.last_prior
+    }
+
     /// The sender had nothing (or less than a segment) to send with room in the window (draft
-    /// §3.4): the samples of segments sent from now until this much is delivered are app-limited.
+    /// §3.4): the samples of segments sent from now until this much is delivered are app-limited
+    /// (Linux counts `tcp_packets_in_flight`, [`DeliveryRate::pipe`]).
     pub fn mark_app_limited(&mut self) {
-        self.app_limited = (self.delivered + self.in_flight()).max(1);
+        self.app_limited = (self.delivered + self.pipe()).max(1);
     }
 
     /// As [`DeliveryRate::mark_app_limited`] with `in_flight` bytes counted as in flight
@@ -191,7 +222,8 @@ impl DeliveryRate {
     /// The cumulative ACK moved to `snd_una` at `now`, acknowledging `acked` new data bytes.
     /// Returns the rate sample, or `None` when no valid sample can be taken (draft §3.3).
     pub fn on_ack(&mut self, now: Nanos, snd_una: u64, acked: u64, min_rtt: Option<Nanos>) -> Option<RateSample> {
-        let prior_in_flight = self.in_flight();
+        self.last_prior = self.prior_pipe.take().map(|(p, at)| p + self.snd_max.saturating_sub(at));
+        let prior_in_flight = self.last_prior.unwrap_or(self.in_flight());
         self.snd_una = self.snd_una.max(snd_una);
         let mut newly = acked;
         // The most recently *sent* record among those delivered since the last sample (by this

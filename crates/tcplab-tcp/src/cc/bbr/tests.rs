@@ -196,3 +196,77 @@ fn startup_grows_cwnd_by_newly_delivered_bytes_not_by_the_cumulative_jump() {
     b.on_ack(&mut w, &cum_ack(3 * MS, 22_000, 2000), &view(&log, 3 * MS), None);
     assert_eq!(w.cwnd, 43_000);
 }
+
+/// BBR in DRAIN (bw 1 MB/s, min RTT 100 ms: BDP 100 segments) with 150 segments of 1000 bytes
+/// out, segments 1..=80 SACKed; then the ACK of segment 0 at 2 ms. With `report`, the endpoint
+/// reports Linux's `tcp_packets_in_flight` around the ACK (150 000 − 80 000 before, 69 000
+/// after), as a RACK scoreboard does.
+fn drain_with_80_sacked(report: bool) -> BbrCc {
+    let mut b = BbrCc::new(BbrParams { ack_aggregation: false, ..BbrParams::DEFAULT }, 1);
+    let mut w = CcWindow { cwnd: 300_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    b.min_rtt.update(0, 100 * MS);
+    b.bw.update(BW_WINDOW_ROUNDS, 0, 1_000_000);
+    b.full_bw_reached = true;
+    b.mode = Mode::Drain;
+    b.update_gains();
+    for k in 0..150u64 {
+        b.on_send(0, k * 1000, 1000, false);
+    }
+    b.on_sacked(MS, 1000, 81_000);
+    let log = crate::sendlog::SendLog::default();
+    if report {
+        b.on_in_flight(70_000, true);
+        b.on_in_flight(69_000, false);
+    }
+    let v = SenderView { in_recovery: false, ..view(&log, 2 * MS) };
+    b.on_ack(&mut w, &cum_ack(2 * MS, 1000, 1000), &v, None);
+    b
+}
+
+#[test]
+fn drain_ends_when_linuxs_in_flight_not_everything_unacknowledged_reaches_the_bdp() {
+    // Linux `bbr_check_drain`: tcp_packets_in_flight(tp) <= bbr_inflight(sk, bw, BBR_UNIT),
+    // in flight = packets_out − sacked_out − lost_out + retrans_out: 69 segments here, under the
+    // 100-segment BDP, though 149 000 bytes are above snd_una.
+    assert_eq!(drain_with_80_sacked(true).mode, Mode::ProbeBw);
+    // Without a scoreboard report the estimate is snd_max − snd_una and DRAIN goes on.
+    assert_eq!(drain_with_80_sacked(false).mode, Mode::Drain);
+}
+
+#[test]
+fn probe_rtt_starts_its_200_ms_once_linuxs_in_flight_is_four_packets() {
+    // Linux `bbr_update_min_rtt`: PROBE_RTT's timer starts when tcp_packets_in_flight <=
+    // bbr_cwnd_min_target (4 packets). 10 segments out, 7 SACKed: 3 in flight.
+    let run = |report: bool| {
+        let (mut b, mut w) = probing_bbr();
+        b.mode = Mode::ProbeRtt;
+        b.probe_rtt_done = None;
+        for k in 0..10u64 {
+            b.on_send(0, k * 1000, 1000, false);
+        }
+        b.on_sacked(MS, 2000, 9000);
+        let log = crate::sendlog::SendLog::default();
+        if report {
+            b.on_in_flight(3000, true);
+            b.on_in_flight(2000, false);
+        }
+        let v = SenderView { in_recovery: false, ..view(&log, 2 * MS) };
+        b.on_ack(&mut w, &cum_ack(2 * MS, 1000, 1000), &v, None);
+        b.probe_rtt_done
+    };
+    assert_eq!(run(true), Some(2 * MS + 200 * MS));
+    assert_eq!(run(false), None, "9000 bytes above snd_una: more than 4 packets");
+}
+
+#[test]
+fn the_reported_in_flight_grows_with_what_is_sent_after_the_report() {
+    let mut d = rate::DeliveryRate::default();
+    for k in 0..10u64 {
+        d.on_send(0, k * 1000, 1000);
+    }
+    assert_eq!(d.pipe(), 10_000, "no report: snd_max − snd_una");
+    d.set_pipe(4000, false);
+    assert_eq!(d.pipe(), 4000);
+    d.on_send(MS, 10_000, 1000);
+    assert_eq!(d.pipe(), 5000);
+}

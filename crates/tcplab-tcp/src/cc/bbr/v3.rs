@@ -33,6 +33,9 @@
 //!   bounds reset. `min_rtt` is the 10 s minimum fed from `probe_rtt_min`.
 //!
 //! Deliberate deviations from the published code:
+//! * data in flight (`tcp_packets_in_flight`) in `prior_in_flight`, DRAIN's exit, PROBE_RTT's test
+//!   and the app-limited mark is v1's (see [`super::BbrCc`]: RACK-TLP's scoreboard, else
+//!   snd_max − snd_una); a timeout's inflight-too-high sample still takes snd_max − snd_una;
 //! * "lost" = retransmitted: the CC learns a loss when the recovery module retransmits the
 //!   segment (RACK-TLP marks it lost just before), so `rs.lost` counts bytes retransmitted since
 //!   the sampled segment left; a TLP probe counts as a loss (Linux does not). `tx_in_flight` is

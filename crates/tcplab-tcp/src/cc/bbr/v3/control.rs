@@ -18,7 +18,7 @@ impl Bbr3Cc {
         let newly_lost = self.rate.lost - self.lost_seen;
         self.lost_seen = self.rate.lost;
         let ece = std::mem::take(&mut self.ack_ece);
-        let prior_in_flight = rs.map_or(self.rate.in_flight() + cum_acked, |r| r.prior_in_flight);
+        let prior_in_flight = rs.map_or(self.rate.reported_prior().unwrap_or(self.rate.in_flight() + cum_acked), |r| r.prior_in_flight);
         let cwnd_limited = prior_in_flight + w.mss as u64 >= w.cwnd as u64;
         self.update_round(rs);
         if let Some(rs) = rs {
@@ -176,7 +176,7 @@ impl Bbr3Cc {
         if self.mode == Mode3::Startup && self.full_bw_reached {
             self.enter(now, Mode3::Drain);
         }
-        if self.mode == Mode3::Drain && self.rate.in_flight() <= self.inflight(self.max_bw(), UNIT, w.mss) {
+        if self.mode == Mode3::Drain && self.rate.pipe() <= self.inflight(self.max_bw(), UNIT, w.mss) {
             self.start_down(now);
         }
     }
@@ -308,7 +308,7 @@ impl Bbr3Cc {
         }
         if self.mode == Mode3::ProbeRtt {
             self.rate.mark_app_limited();
-            if self.probe_rtt_done.is_none() && self.rate.in_flight() <= self.probe_rtt_cwnd(w.mss) {
+            if self.probe_rtt_done.is_none() && self.rate.pipe() <= self.probe_rtt_cwnd(w.mss) {
                 self.probe_rtt_done = Some(now + self.p.probe_rtt_ms * MS);
                 self.probe_rtt_round_done = false;
                 self.start_round();
