@@ -4,13 +4,13 @@
 //!
 //! * Order: a discrete-event simulation only ever schedules at or after the current time, so the
 //!   times popped never decrease — the monotone case a radix heap is made for. Times are read in
-//!   6-bit digits (`DIGIT_BITS`): an event whose time's highest digit differing from the last settled time
-//!   `last` is digit `L` waits in bucket `(L, its digit L)`; settling empties the lowest
-//!   non-empty bucket into lower levels around its minimum (a level-0 bucket holds one time and
-//!   becomes the now-bucket whole). An event moves down at most one level per move, through
-//!   contiguous vectors, so a delay under 2^24 ns passes through at most four levels (a binary radix heap's
-//!   buckets took up to twenty, ~190 instructions per event on the 16-flow dumbbell; issue 28),
-//!   and no move depends on the number of events pending (issue 13).
+//!   6-bit digits (`DIGIT_BITS`): an event whose time's highest digit differing from the last
+//!   settled time `last` is digit `L` waits in bucket `(L, its digit L)`; settling empties the
+//!   lowest non-empty bucket into lower levels around its minimum (a level-0 bucket holds one time
+//!   and becomes the now-bucket whole). An event moves down at most one level per move, through
+//!   contiguous vectors, so a delay under 2^24 ns passes through at most four levels (a binary
+//!   radix heap's buckets took up to twenty, ~190 instructions per event on the 16-flow dumbbell;
+//!   issue 28), and no move depends on the number of events pending (issue 13).
 //! * Buckets stay valid when `last` moves: `last` only moves to the minimum of the lowest
 //!   non-empty bucket, which shares every digit above that bucket's level with the old `last`,
 //!   so any other event's highest differing digit (and its value) is unchanged.
