@@ -255,12 +255,25 @@ impl Endpoint {
         seg
     }
 
+    /// The window new data may fill: the peer's offer, and the congestion window unless a
+    /// pipe-governed recovery has opened the gate (`gate_open`).
+    #[inline(always)]
+    fn send_window(&self) -> u64 {
+        if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 }
+    }
+
+    /// FIN may ride on the segment that carries the last byte, or go alone once all data is
+    /// sent (and again after a go-back-N that rewound snd_nxt to it).
+    #[inline(always)]
+    fn fin_goes_with(&self, limit: u64, len: u64) -> bool {
+        self.fin_abs().is_some_and(|f| self.snd_nxt + len == f && limit == f)
+    }
+
     /// tcp_output.c: how much may be sent from snd_nxt now, with sender SWS avoidance and Nagle.
     #[inline]
     pub(super) fn try_send_data(&mut self, now: Nanos) -> Option<Segment> {
         let limit = self.send_limit();
-        let fin_abs = self.fin_abs();
-        let win = if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 };
+        let win = self.send_window();
         let off = self.snd_nxt - self.snd_una;
         let avail = limit.saturating_sub(self.snd_nxt);
         let usable = win.saturating_sub(off);
@@ -277,12 +290,7 @@ impl Endpoint {
                 forced = true;
             }
         }
-        // FIN may ride on the segment that carries the last byte, or go alone once all data is
-        // sent (and again after a go-back-N that rewound snd_nxt to it).
-        let fin = match fin_abs {
-            Some(f) => self.snd_nxt + len == f && limit == f,
-            None => false,
-        };
+        let fin = self.fin_goes_with(limit, len);
         if len == 0 && !fin {
             return None;
         }
@@ -339,7 +347,7 @@ impl Endpoint {
         if self.hooks.cc() || self.force_probe {
             return self.try_send_data(now);
         }
-        let win = if self.gate_open { self.snd_wnd as u64 } else { self.w.cwnd.min(self.snd_wnd) as u64 };
+        let win = self.send_window();
         let off = self.snd_nxt - self.snd_una;
         // Without a FIN to send, nothing goes with a full window or nothing written past snd_nxt
         // (the send limit never passes `app_written + 1`): found before the limit is computed.
@@ -349,10 +357,7 @@ impl Endpoint {
         let limit = self.send_limit();
         let avail = limit.saturating_sub(self.snd_nxt);
         let len = avail.min(self.eff_mss as u64).min(win.saturating_sub(off));
-        let fin = match self.fin_abs() {
-            Some(f) => self.snd_nxt + len == f && limit == f,
-            None => false,
-        };
+        let fin = self.fin_goes_with(limit, len);
         if len == 0 && !fin {
             return None;
         }
