@@ -47,9 +47,16 @@ pub fn default_max_memory() -> Option<u64> {
     (page > 0 && pages > 0).then(|| (page as f64 * pages as f64 * 0.8) as u64)
 }
 
-/// Resident memory of this process, from /proc/self/statm.
+/// Resident memory of this process, from /proc/self/statm. The file is opened once and read
+/// again in place at each call: `tcplab run` asks ~200 times a run (each progress slice, for
+/// `--max-memory`), and opening it each time cost five system calls where one does.
 pub fn rss_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    use std::os::unix::fs::FileExt;
+    static STATM: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    let f = STATM.get_or_init(|| std::fs::File::open("/proc/self/statm").ok()).as_ref()?;
+    let mut buf = [0u8; 256];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
     let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: as above.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
