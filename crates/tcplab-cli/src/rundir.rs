@@ -128,24 +128,49 @@ pub(crate) fn json_str(s: &str) -> String {
 
 /// COMPLETE.json (`tcplab.rundir.seal`): each file flushed to disk, then listed with its size
 /// and SHA-256; the marker written and flushed last.
+///
+/// The files are flushed at once, one thread each (at most [`SYNC_THREADS`]), while this thread
+/// hashes them: every file is still on disk before the marker is written, but a journaling
+/// filesystem commits the concurrent flushes together. One after the other, each fsync was a
+/// journal commit and a disk flush of its own: 4-8 ms each on the shared machine, 10-25 % of a
+/// 16-flow `tcplab run` (benches/2026-11-29-proc16.md).
 fn seal(dir: &Path, names: &[String]) -> std::io::Result<()> {
-    let mut entries = Vec::new();
-    for name in names {
-        let p = dir.join(name);
-        let f = fs::File::open(&p)?;
-        f.sync_all()?;
-        let mut h = Sha256::new();
-        // 64 KB at a time: a 1 MB buffer was half the heap of a small run.
-        let mut r = std::io::BufReader::with_capacity(1 << 16, f);
-        let size = std::io::copy(&mut r, &mut h)?;
-        let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        entries.push(format!("  {{\n   \"name\": {},\n   \"bytes\": {size},\n   \"sha256\": \"{digest}\"\n  }}", json_str(name)));
-    }
+    let files = names.iter().map(|name| fs::File::open(dir.join(name))).collect::<std::io::Result<Vec<fs::File>>>()?;
+    let threads = files.len().min(SYNC_THREADS);
+    let entries = std::thread::scope(|s| -> std::io::Result<Vec<String>> {
+        let files = &files;
+        let syncs: Vec<_> = (0..threads).map(|k| s.spawn(move || files.iter().skip(k).step_by(threads).try_for_each(|f| f.sync_all()))).collect();
+        let mut entries = Vec::new();
+        let mut hashed = Ok(());
+        for (name, f) in names.iter().zip(files) {
+            let mut h = Sha256::new();
+            // 64 KB at a time: a 1 MB buffer was half the heap of a small run.
+            let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+            match std::io::copy(&mut r, &mut h) {
+                Ok(size) => {
+                    let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+                    entries.push(format!("  {{\n   \"name\": {},\n   \"bytes\": {size},\n   \"sha256\": \"{digest}\"\n  }}", json_str(name)));
+                }
+                Err(e) => {
+                    hashed = Err(e);
+                    break;
+                }
+            }
+        }
+        // every flush is waited for, even after a failed read
+        for t in syncs {
+            t.join().unwrap_or_else(|_| Err(std::io::Error::other("fsync thread panicked")))?;
+        }
+        hashed.map(|()| entries)
+    })?;
     let text = format!("{{\n \"tcplab_version\": {},\n \"files\": [\n{}\n ]\n}}\n", json_str(tcplab::VERSION), entries.join(",\n"));
     let mut f = fs::File::create(dir.join("COMPLETE.json"))?;
     f.write_all(text.as_bytes())?;
     f.sync_all()
 }
+
+/// The most threads [`seal`] flushes files on (a run with many pcaps has a file per traced link).
+const SYNC_THREADS: usize = 8;
 
 /// The process's umask, read once: reading it sets it for a moment, which another thread's
 /// file creation must not see (`tcplab reproduce` saves runs on several threads).
