@@ -8,7 +8,7 @@ use super::checks::{check_name, link_bytes, prob, Ctx, NodeLookup};
 use super::queues;
 use crate::engine::{RngStreams, SimTime};
 use crate::net::ethernet::{Access, Medium, MediumParams, SoloFifo, GAP_BITS};
-use crate::net::link::{DropScript, Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS, SOLO_LAN};
+use crate::net::link::{Link, LinkParams, MAX_LANS, MAX_LAN_STATIONS, SOLO_LAN};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind};
 use crate::scenario::{LanAccess, Scenario, ScenarioError};
@@ -145,27 +145,13 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                 let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || *t == cfg.name);
                 let watched = trace || sc.run.monitor_links.iter().any(|t| t == "all" || *t == name || *t == cfg.name);
                 let idx = links.len() as u64;
-                links.push(Link {
-                    name,
-                    from,
-                    to,
-                    params: direction_params,
-                    aqm: queue.sees_every_arrival(),
-                    queue,
-                    busy: None,
-                    pipe: VecDeque::with_capacity(4),
-                    monitor: {
-                        let mut m = LinkMonitor::new(interval, trace);
-                        m.record_intervals = watched;
-                        m
-                    },
-                    rng: rngs.stream("link-loss", idx),
-                    script: DropScript::default(),
-                    scripted: false,
-                    lan: (lan_ix << 16) | si as u32,
-                    tx_memo: Default::default(),
-                    solo: unused.clone(),
-                });
+                let monitor = {
+                    let mut m = LinkMonitor::new(interval, trace);
+                    m.record_intervals = watched;
+                    m
+                };
+                let lan = (lan_ix << 16) | si as u32;
+                links.push(Link::new(name, from, to, direction_params, queue, monitor, rngs.stream("link-loss", idx), lan, 4, unused.clone()));
             }
         }
         let rng = rngs.stream(&format!("lan-backoff/{}", cfg.name), 0);

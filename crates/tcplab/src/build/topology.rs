@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::checks::{check_name, link_bytes, prob, Ctx, NodeLookup, DEFAULT_MTU};
 use super::queues;
 use crate::engine::{RngStreams, SimTime};
-use crate::net::link::{DropScript, Link, LinkParams};
+use crate::net::link::{Link, LinkParams};
 use crate::net::monitor::LinkMonitor;
 use crate::net::node::{Node, NodeKind, ProcessingDelay, NO_ROUTE};
 use crate::net::routing;
@@ -122,30 +122,15 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
             let pipe_capacity = ((params.rate_bps as f64 * params.delay.as_secs_f64() / 320.0).ceil() as usize + 1).min(16);
             let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
             let watched = trace || sc.run.monitor_links.iter().any(|t| t == "all" || *t == name || l.name.as_deref() == Some(t.as_str()));
-            links.push(Link {
-                name,
-                from,
-                to,
-                params,
-                aqm: queue.sees_every_arrival(),
-                queue,
-                busy: None,
-                // Sized once here so a link's first packets in flight do not allocate on the hot
-                // path (issue 13): up to 16, or what its bandwidth-delay product holds in 40-byte
-                // packets; a fuller pipe still grows, once.
-                pipe: std::collections::VecDeque::with_capacity(pipe_capacity),
-                monitor: {
-                    let mut m = LinkMonitor::new(interval, trace);
-                    m.record_intervals = watched;
-                    m
-                },
-                rng: rngs.stream("link-loss", idx),
-                script: DropScript::default(),
-                scripted: false,
-                lan: crate::net::link::NO_LAN,
-                tx_memo: Default::default(),
-                solo: unused.clone(),
-            });
+            let monitor = {
+                let mut m = LinkMonitor::new(interval, trace);
+                m.record_intervals = watched;
+                m
+            };
+            // The pipe's room is sized once here so a link's first packets in flight do not
+            // allocate on the hot path (issue 13): up to 16, or what its bandwidth-delay product
+            // holds in 40-byte packets; a fuller pipe still grows, once.
+            links.push(Link::new(name, from, to, params, queue, monitor, rngs.stream("link-loss", idx), crate::net::link::NO_LAN, pipe_capacity, unused.clone()));
             drop_cfgs.push((i, dir, ov.drop.clone().or_else(|| l.drop.clone()), (dir == "ab" && l.ab.as_ref().is_some_and(|o| o.drop.is_some())) || (dir == "ba" && l.ba.as_ref().is_some_and(|o| o.drop.is_some()))));
         }
     }

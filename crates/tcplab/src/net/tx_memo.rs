@@ -5,7 +5,11 @@
 /// mostly one size (full data segments one way, ACKs the other), so this spares the 64-bit
 /// division of `transmission_time` on nearly every packet; the value is the function's own, so
 /// results are unchanged. `bytes == u32::MAX`: empty.
+///
+/// Packed to 12 bytes (4-byte aligned) so that it fits in `Link`'s first cache line beside the
+/// transmitter and the pipe's head (issue 28).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, packed(4))]
 pub struct TxMemo {
     bytes: u32,
     ns: u64,

@@ -12,8 +12,6 @@ pub use tcp::{fold_stats, is_bsd, tick_hosts, TcpConn, TrafficConn};
 
 use std::collections::HashMap;
 
-use rand::Rng;
-
 use crate::apps::traffic::TrafficSource;
 use crate::apps::udp::UdpSource;
 use crate::engine::{EventQueue, RngStreams, SimTime};
@@ -427,7 +425,7 @@ impl Simulation {
         link.monitor.on_arrive_ecn(now, size, ect);
         // Trace rows carry the queue length after the event: an arrival is recorded once the
         // queue has taken (or refused) the packet.
-        if size > link.params.mtu_bytes {
+        if size > link.mtu_bytes {
             link.monitor.trace(now, 0, size, None, tag);
             link.monitor.on_drop(now, size, DropReason::Mtu, tag);
             self.conservation.dropped += 1;
@@ -584,8 +582,7 @@ impl Simulation {
         let (id, size) = link.busy.take().expect("TxDone with idle link");
         link.monitor.on_forwarded(now, size);
         // Loss and corruption are decided when the last bit leaves.
-        let lost = link.params.loss > 0.0 && link.rng.gen::<f64>() < link.params.loss;
-        let corrupt = !lost && link.params.corruption > 0.0 && link.rng.gen::<f64>() < link.params.corruption;
+        let (lost, corrupt) = link.draw_loss();
         if lost {
             let tag = if link.monitor.traced() { packet_tag(&self.pool, &self.tcp, self.static_tcp, self.udp.len(), id) } else { PacketTag::NONE };
             link.monitor.on_drop(now, size, DropReason::LinkLoss, tag);
@@ -595,9 +592,8 @@ impl Simulation {
             if corrupt {
                 self.pool.get_mut(id).corrupted = true;
             }
-            let at = now + link.params.delay;
-            link.pipe.push_back((at, id));
-            if link.pipe.len() == 1 {
+            let at = now + link.delay;
+            if link.pipe_push(at, id) {
                 self.events.schedule(at, Event::Arrive(l));
             }
         }
@@ -615,8 +611,8 @@ impl Simulation {
     #[inline(always)]
     fn arrive(&mut self, now: SimTime, l: u32) {
         let link = &mut self.links[l as usize];
-        let (_, id) = link.pipe.pop_front().expect("Arrive with empty pipe");
-        if let Some(&(next_at, _)) = link.pipe.front() {
+        let (id, next) = link.pipe_pop();
+        if let Some(next_at) = next {
             self.events.schedule(next_at, Event::Arrive(l));
         }
         let to = link.to;

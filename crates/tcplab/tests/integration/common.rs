@@ -59,7 +59,7 @@ pub fn assert_packets_conserved(sim: &tcplab::sim::Simulation, tag: &str) -> [u6
         sim.links.iter().map(|l| l.monitor.total_drops()).sum::<u64>() + sim.node_drops.iter().sum::<u64>();
     let queued: u64 = sim.links.iter().map(|l| l.queue.len_pkts() as u64).sum();
     let transmitting: u64 = sim.links.iter().filter(|l| l.busy.is_some()).count() as u64;
-    let on_wire: u64 = sim.links.iter().map(|l| l.pipe.len() as u64).sum();
+    let on_wire: u64 = sim.links.iter().map(|l| l.pipe_len() as u64).sum();
     let processing = c.in_processing;
     let terms = [c.delivered, dropped_by_reason, queued, transmitting, on_wire, processing];
     assert_eq!(

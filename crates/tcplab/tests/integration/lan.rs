@@ -61,7 +61,7 @@ fn saturated_senders_collide_back_off_and_lose_nothing_uncounted() {
     // Every frame that got through arrived (or is still on the wire), every excessive-collision
     // drop is a counted link loss.
     let delivered: u64 = r.sim.udp.iter().map(|u| u.rcvd_pkts).sum();
-    let on_wire: u64 = r.sim.links.iter().map(|l| l.pipe.len() as u64).sum();
+    let on_wire: u64 = r.sim.links.iter().map(|l| l.pipe_len() as u64).sum();
     assert_eq!(lan.frames, delivered + on_wire);
     let link_losses: u64 = r.sim.links.iter().map(|l| l.monitor.drops[tcplab::net::DropReason::LinkLoss.index()]).sum();
     assert_eq!(lan.excessive_collision_drops, link_losses);
