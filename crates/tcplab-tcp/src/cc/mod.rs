@@ -126,6 +126,12 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// updates it here; it may set cwnd as Linux's `cong_control` does in recovery.
     fn on_ack_in_recovery(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>) {}
 
+    /// A duplicate ACK (snd_una unchanged), after its SACK blocks and loss marks and before
+    /// `on_recovery_pipe`, in or out of recovery: Linux runs `cong_control` on every ACK, with a
+    /// rate sample from the most recently sent segment it newly SACKed (`tcp_rate_gen`). A CC
+    /// that keeps its model on every ACK (BBR v1) takes it here; `s.bytes_acked` is 0.
+    fn on_sack_ack(&mut self, _w: &mut CcWindow, _s: &AckSample, _view: &SenderView<'_>) {}
+
     /// In a pipe-governed loss recovery (RFC 6675), after every ACK: the pipe now and the bytes
     /// this ACK delivered (cumulatively or, for a duplicate ACK, one segment SACKed). BBR sizes
     /// cwnd from it (packet conservation, as Linux from `tcp_packets_in_flight`).

@@ -296,9 +296,32 @@ impl Endpoint {
             self.ecn.on_loss_reduction(self.snd_max);
         }
         self.apply_recovery(now, out);
+        self.cc_sack_ack(now);
         let mss = self.eff_mss as u64;
         self.report_recovery_pipe(mss);
         self.note_cwnd();
+    }
+
+    /// A duplicate ACK reaches the CC's model (Linux `tcp_cong_control` on every ACK; BBR v1),
+    /// with the data in flight after its SACK blocks and loss marks.
+    fn cc_sack_ack(&mut self, now: Nanos) {
+        if !self.hooks.cc() {
+            return;
+        }
+        self.report_in_flight(false);
+        let sample = AckSample {
+            now,
+            bytes_acked: 0,
+            rtt: None,
+            fine_rtt: None,
+            in_slow_start: self.w.in_slow_start(),
+            snd_una: self.snd_una.saturating_sub(1),
+            snd_nxt: self.snd_nxt.saturating_sub(1),
+            flight: (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32,
+            ece: false,
+        };
+        let view = sender_view!(self, now, self.dupacks);
+        self.cc.on_sack_ack(&mut self.w, &sample, &view);
     }
 
     /// A CC asked for the oldest segment to be retransmitted now (Vegas). Counted and traced as

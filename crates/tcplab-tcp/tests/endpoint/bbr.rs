@@ -133,3 +133,47 @@ fn bbr_paces_after_the_initial_window() {
     s.check(|e| assert_eq!(e.pacing_next_release(), Some(140 * MS + gap)));
     s.check(|e| assert_eq!(e.next_timer().filter(|t| *t < SEC), Some(140 * MS + gap)));
 }
+
+/// A BBR sender (RACK-TLP) with SACK: ten 1000-byte segments sent at 100 ms, after a 100 ms
+/// handshake.
+fn bbr_sack_sender() -> Script {
+    let mut e = Endpoint::new(cfg("bbr"), C_ISS);
+    e.connect(0);
+    drain(&mut e, 0);
+    e.on_segment(100 * MS, &Segment { seq: S_ISS, ack: C_ISS + 1, flags: SYNACK, wnd: 65535, mss: Some(1000), sack_ok: true, ..Default::default() });
+    assert!(e.sack_ok());
+    let mut s = Script { e, now: 100 * MS };
+    s.write(1_000_000);
+    assert_eq!(data(&drain(&mut s.e, s.now)).len(), 10);
+    s
+}
+
+fn sack_ack(k: u32, blocks: &[(u32, u32)]) -> Segment {
+    let mut a = ack(k, 65535);
+    for &(l, r) in blocks {
+        a.sack.push(C_ISS + 1 + l, C_ISS + 1 + r);
+    }
+    a
+}
+
+#[test]
+fn a_duplicate_ack_that_sacks_new_data_runs_bbr_on_that_ack() {
+    // Linux runs `cong_control` on every ACK (`tcp_ack`: `tcp_rate_gen`, `tcp_cong_control`), a
+    // duplicate ACK that newly SACKs data included: STARTUP's cwnd grows by what it SACKed on
+    // that ACK, with a rate sample from the segment it SACKed. Here segment 2 is missing while
+    // 3–4 are SACKed at 152 ms, within RACK's reordering window (min_RTT/4 = 12.5 ms): no
+    // recovery, and the hole is filled at 160 ms.
+    let mut s = bbr_sack_sender();
+    s.at(150).recv(sack_ack(2000, &[]));
+    drain(&mut s.e, s.now);
+    let (cwnd, delivered) = (s.e.cwnd(), bbr_of(&s.e).rate.delivered);
+    s.at(152).recv(sack_ack(2000, &[(3000, 5000)])).expect_recovery(false);
+    assert_eq!(s.e.cwnd(), cwnd + 2000, "STARTUP's cwnd grew by the two segments SACKed");
+    assert_eq!(bbr_of(&s.e).rate.delivered, delivered + 2000);
+    drain(&mut s.e, s.now);
+    // The cumulative ACK over the SACKed data grows cwnd by the one segment it newly delivered,
+    // not by the three it covers: the SACKed two were counted on their own ACK.
+    let cwnd = s.e.cwnd();
+    s.at(160).recv(sack_ack(5000, &[])).expect_recovery(false);
+    assert_eq!(s.e.cwnd(), cwnd + 1000);
+}

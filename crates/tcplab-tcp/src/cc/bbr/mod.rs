@@ -64,9 +64,15 @@
 //!   the segment it SACKed towards the target, without a rate sample;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
-//! * a SACK-only ACK outside recovery reaches no cwnd rule (the endpoint calls the CC on ACKs
-//!   that advance snd_una and on every ACK of a recovery); what it SACKed counts in the next
-//!   ACK's `acked_sacked`, where Linux's `bbr_main` counts it on that ACK;
+//! * a duplicate ACK that newly SACKs data runs `bbr_main` on that ACK, in and out of recovery
+//!   ([`CongestionControl::on_sack_ack`]: a rate sample from the segment it SACKed, the model,
+//!   pacing and cwnd with what it SACKed), as Linux's `tcp_ack` runs `cong_control` on every
+//!   ACK; its RTT does not reach the min-RTT filter (Linux takes the SACKed segment's), and a
+//!   SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
+//!   rule. Before 2026-11-29 (evening) no SACK-only ACK outside recovery reached BBR: what they
+//!   SACKed counted at the next cumulative ACK, all at once — 21 segments after a 100 ms hole
+//!   in the 4-flow 10 Mbit/s, 50 ms validate-linux case, read by the ACK-aggregation filter as
+//!   21 segments of aggregation, which raised that flow's cwnd target by 21 for 10 rounds;
 //! * no idle-restart handling (`CA_EVENT_TX_START`); the endpoint's slow start after idle is off
 //!   for BBR, as Linux skips it for CCs with `cong_control`;
 //! * before the first RTT sample no pacing rate is set (Linux paces at 2.89 · IW / 1 ms); the
@@ -630,6 +636,18 @@ impl CongestionControl for BbrCc {
     }
 
     fn on_ack_in_recovery(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
+        self.on_ack_main(w, s, view);
+        self.cwnd_set_this_ack = true;
+    }
+
+    /// A duplicate ACK that newly SACKed data is a `bbr_main` of its own (Linux runs
+    /// `cong_control` on every ACK): a rate sample from the most recently sent segment it
+    /// SACKed, the model, pacing and cwnd with what it SACKed. Nothing newly SACKed: no valid
+    /// sample and `acked_sacked` = 0, so Linux changes nothing either.
+    fn on_sack_ack(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
+        if self.rate.delivered == self.delivered_mark {
+            return;
+        }
         self.on_ack_main(w, s, view);
         self.cwnd_set_this_ack = true;
     }

@@ -10,8 +10,10 @@
 //! that ended each recovery: the bytes received during the whole episode landed on a
 //! retransmission stamped one round earlier — BBR's bandwidth estimate reached 2–3× the
 //! bottleneck after a few recoveries.) Deliberate deviations:
-//! * samples are taken on ACKs that advance snd_una only (a SACK-only ACK adds its deliveries to
-//!   the next sample, whose segment is the most recently sent of all delivered since the last);
+//! * samples are taken on ACKs that advance snd_una and, for BBR v1, on duplicate ACKs that
+//!   newly SACK data (`CongestionControl::on_sack_ack`, as Linux on every ACK); otherwise a
+//!   SACK-only ACK adds its deliveries to the next sample, whose segment is the most recently
+//!   sent of all delivered since the last (BBR v3);
 //! * a sample whose interval is shorter than the minimum RTT is discarded, as Linux does
 //!   (`interval_us < tcp_min_rtt(tp)`); the minimum RTT is the caller's;
 //! * app-limited marking (draft §3.4) happens when the endpoint reports that it had less than
