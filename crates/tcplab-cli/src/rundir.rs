@@ -300,3 +300,40 @@ pub fn save(mut staging: Staging, trace_files: Vec<&'static str>, sim: &mut Simu
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An fsync that fails on its thread comes back as the error (not as success).
+    #[test]
+    fn fsync_thread_reports_its_error() {
+        let e = Fsync::start(-1).wait().expect_err("fsync of a closed descriptor fails");
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+        let f = fs::File::open(std::env::current_exe().unwrap()).unwrap();
+        use std::os::unix::io::AsRawFd;
+        Fsync::start(f.as_raw_fd()).wait().expect("fsync of an open file");
+    }
+
+    /// The marker lists every file with its size and SHA-256, in the order given.
+    #[test]
+    fn seal_lists_each_file_with_its_digest() {
+        let dir = make_temp_dir(&std::env::temp_dir(), ".tcplab-seal-test-").unwrap_or_else(|f| panic!("{}", f.message));
+        fs::write(dir.join("a.txt"), b"abc").unwrap();
+        fs::write(dir.join("b.txt"), b"").unwrap();
+        let r = seal(&dir, &["a.txt".into(), "b.txt".into()]);
+        let marker = fs::read_to_string(dir.join("COMPLETE.json"));
+        let missing = seal(&dir, &["a.txt".into(), "none.txt".into()]);
+        let _ = fs::remove_dir_all(&dir);
+        r.unwrap();
+        let m: serde_json::Value = serde_json::from_str(&marker.unwrap()).unwrap();
+        let files = m["files"].as_array().unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0]["name"], "a.txt");
+        assert_eq!(files[0]["bytes"], 3);
+        assert_eq!(files[0]["sha256"], "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(files[1]["bytes"], 0);
+        assert_eq!(files[1]["sha256"], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(missing.expect_err("a missing file fails the seal").kind(), std::io::ErrorKind::NotFound);
+    }
+}
