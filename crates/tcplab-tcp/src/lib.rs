@@ -53,7 +53,7 @@ mod trace;
 
 pub use config::{AckPolicy, CcKind, EndpointConfig, RecoveryKind, TimerModel, VariantConfig, VegasParams};
 pub use endpoint::{Endpoint, TcpState};
-pub use segment::{Flags, PackedSeg, SackBlocks, Segment};
+pub use segment::{Flags, SackBlocks, Segment};
 pub use stats::ConnStats;
 pub use trace::{CamTrace, Trace, TraceKind};
 

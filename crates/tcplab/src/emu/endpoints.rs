@@ -66,7 +66,7 @@ pub(super) fn send_segment(sim: &mut Simulation, now: u64, e: &mut EmuEndpoint, 
     let ip = IpInfo { src: wire::node_ip(e.node), dst: wire::node_ip(e.peer), ttl: 64, ecn: Ecn::NotEct, id: 0 };
     wire::write_tcp(out, &ip, e.lport, e.rport, seg, shift, Payload::Bytes(payload));
     let ecn = Ecn::of_segment(seg.ect, seg.ect1);
-    let p = Packet { src: e.node, dst: e.peer, size: out.len() as u32, ttl: 64, corrupted: false, ecn, kind: PacketKind::Raw { created: now } };
+    let p = Packet { src: e.node, dst: e.peer, size: out.len() as u32, ttl: 64, corrupted: false, ecn, created: now, kind: PacketKind::Raw };
     sim.send_raw(SimTime(now), p, out);
 }
 

@@ -452,7 +452,7 @@ fn release(sim: &mut Simulation, flows: &mut [EmuFlow], hosts: &[Host], host_of:
             deliver_to_endpoint(flows, t, &d.bytes, d.node);
             t
         };
-        acc.released(sim, d.packet.src, d.node, d.packet.size, d.packet.created(), d.at.0, released, pre.since(d.at.0));
+        acc.released(sim, d.packet.src, d.node, d.packet.size, d.packet.created, d.at.0, released, pre.since(d.at.0));
     }
     // Keep the vector's capacity for the next deliveries (no allocation per release).
     deliveries.clear();
@@ -472,7 +472,7 @@ pub(super) fn inject(sim: &mut Simulation, now: u64, node: u32, dgram: &[u8], ac
         return;
     };
     acc.frames_in += 1;
-    let pkt = Packet { src: node, dst, size: p.total_len as u32, ttl: p.ip.ttl, corrupted: false, ecn: p.ip.ecn, kind: PacketKind::Raw { created: now } };
+    let pkt = Packet { src: node, dst, size: p.total_len as u32, ttl: p.ip.ttl, corrupted: false, ecn: p.ip.ecn, created: now, kind: PacketKind::Raw };
     sim.send_raw(SimTime(now), pkt, &dgram[..p.total_len]);
 }
 

@@ -47,7 +47,7 @@ fn raw_datagrams_cross_the_simulated_network() {
     for id in 0..5u8 {
         let d = datagram(960, id); // 1000 bytes: 1 ms at 8 Mbit/s
         assert_eq!(d.len(), 1000);
-        let p = Packet { src: 0, dst: 2, size: d.len() as u32, ttl: 64, corrupted: false, ecn: Ecn::Ect0, kind: PacketKind::Raw { created: 0 } };
+        let p = Packet { src: 0, dst: 2, size: d.len() as u32, ttl: 64, corrupted: false, ecn: Ecn::Ect0, created: 0, kind: PacketKind::Raw };
         sim.send_raw(SimTime::ZERO, p, &d);
         sent.push(d);
     }

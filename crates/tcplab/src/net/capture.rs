@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::packet::{Packet, PacketId, PacketKind, PacketPool};
+use super::packet::Packet;
 use crate::engine::SimTime;
 
 pub const LINKTYPE_RAW: u32 = 101;
@@ -71,9 +71,8 @@ impl PcapWriter {
 
 /// Writes one packet's record into the capture file (implemented by `trace::pcap`).
 pub trait PacketEncoder: Send {
-    /// A simulated packet starting transmission at `now`; `sack` holds a TCP segment's SACK
-    /// blocks (the first `nsack` of them, [`crate::net::packet::PacketPool::sack`]).
-    fn record(&mut self, out: &mut PcapWriter, now: SimTime, p: &Packet, sack: &[(u32, u32); 4]);
+    /// A simulated packet starting transmission at `now`.
+    fn record(&mut self, out: &mut PcapWriter, now: SimTime, p: &Packet);
     /// An emulated datagram (its real bytes) starting transmission at `now`.
     fn record_raw(&mut self, out: &mut PcapWriter, now: SimTime, p: &Packet, dgram: &[u8]);
 }
@@ -95,21 +94,9 @@ impl LinkCapture {
         LinkCapture { pcap: PcapWriter::new(), encoder }
     }
 
-    /// Record simulated packet `p` at `now`, whose SACK blocks, if a TCP packet, are `sack`.
-    pub fn record(&mut self, now: SimTime, p: &Packet, sack: &[(u32, u32); 4]) {
-        self.encoder.record(&mut self.pcap, now, p, sack);
-    }
-
-    /// Record packet `id` of `pool`, simulated or emulated (out of line: only a traced link's
-    /// packets come here).
-    #[inline(never)]
-    pub fn record_pooled(&mut self, now: SimTime, pool: &PacketPool, id: PacketId) {
-        let p = pool.get(id);
-        match p.kind {
-            PacketKind::Raw { .. } => self.record_raw(now, p, pool.raw(id)),
-            PacketKind::Tcp { seg, .. } => self.record(now, p, pool.sack(id, &seg)),
-            PacketKind::Udp { .. } => self.record(now, p, &[(0, 0); 4]),
-        }
+    /// Record simulated packet `p` at `now`.
+    pub fn record(&mut self, now: SimTime, p: &Packet) {
+        self.encoder.record(&mut self.pcap, now, p);
     }
 
     /// Record an emulated datagram: its real bytes with the TTL and ECN field it has now.

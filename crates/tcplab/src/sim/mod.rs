@@ -342,10 +342,11 @@ impl Simulation {
         self.forward(now, src, id);
     }
 
-    /// A host injects new packet `id` (allocated by the caller) whose first link, `hop`
-    /// (`NO_ROUTE`: none), it already knows: as [`Simulation::send_packet`] without routing.
-    pub fn send_packet_via(&mut self, now: SimTime, id: PacketId, hop: u32) {
+    /// A host injects a new packet whose first link, `hop` (`NO_ROUTE`: none), the caller
+    /// already knows: as [`Simulation::send_packet`] without reading the host's routing.
+    pub fn send_packet_via(&mut self, now: SimTime, p: Packet, hop: u32) {
         self.conservation.created += 1;
+        let id = self.pool.alloc(p);
         if self.send_delay {
             // Out of line, so that the common case stays small enough to inline.
             let src = self.pool.get(id).src;
@@ -515,7 +516,11 @@ impl Simulation {
     #[inline]
     fn capture(&mut self, now: SimTime, l: u32, id: PacketId) {
         if let Some(cap) = self.links[l as usize].monitor.pcap.as_deref_mut() {
-            cap.record_pooled(now, &self.pool, id);
+            let p = self.pool.get(id);
+            match p.kind {
+                PacketKind::Raw => cap.record_raw(now, p, self.pool.raw(id)),
+                _ => cap.record(now, p),
+            }
         }
     }
 
@@ -646,15 +651,14 @@ impl Simulation {
             let p = self.pool.get(id);
             if let PacketKind::Tcp { conn, gen, to_receiver, seg } = p.kind {
                 // The common case, without copying the whole packet: the segment, with the CE
-                // codepoint handed up by the IP layer (RFC 3168 §6.1.3; not a TCP packet's
-                // `deliver`, which has no SACK blocks at hand).
-                let seg = tcplab_tcp::Segment { ce: p.ecn == Ecn::Ce, ..self.pool.segment(id, &seg) };
+                // codepoint handed up by the IP layer (RFC 3168 §6.1.3), as `deliver` does.
+                let seg = tcplab_tcp::Segment { ce: p.ecn == Ecn::Ce, ..seg };
                 self.pool.free(id);
                 self.tcp_on_segment(now, conn, gen, to_receiver, &seg);
                 return;
             }
             let p = *p;
-            if let PacketKind::Raw { .. } = p.kind {
+            if let PacketKind::Raw = p.kind {
                 // A real datagram (emulation): the emulator writes it out (`crate::emu`).
                 let bytes = self.pool.take_raw(id);
                 self.pool.free(id);
@@ -680,17 +684,21 @@ impl Simulation {
 
     fn deliver(&mut self, now: SimTime, p: Packet) {
         match p.kind {
-            PacketKind::Udp { source, created, .. } => {
+            PacketKind::Udp { source, .. } => {
                 let s = &mut self.udp[source as usize];
                 s.rcvd_pkts += 1;
                 s.rcvd_bytes += p.size as u64;
-                s.delay_sum_ns += (now.0 - created) as u128;
+                s.delay_sum_ns += (now.0 - p.created) as u128;
                 if let Some(d) = s.delays.as_deref_mut() {
-                    d.on_departure(SimTime(now.0 - created));
+                    d.on_departure(SimTime(now.0 - p.created));
                 }
             }
-            // `at_node` delivers these itself (a TCP segment's SACK blocks are in the pool).
-            PacketKind::Tcp { .. } | PacketKind::Raw { .. } => {}
+            PacketKind::Tcp { conn, gen, to_receiver, mut seg } => {
+                // The IP layer hands the CE codepoint up with the segment (RFC 3168 §6.1.3).
+                seg.ce = p.ecn == Ecn::Ce;
+                self.tcp_on_segment(now, conn, gen, to_receiver, &seg);
+            }
+            PacketKind::Raw => {}
         }
     }
 
@@ -728,7 +736,7 @@ impl Simulation {
         src.seq += 1;
         src.sent_pkts += 1;
         src.sent_bytes += size as u64;
-        let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn, kind: PacketKind::Udp { source: s, seq, created: now.0 } };
+        let p = Packet { src: from, dst: to, size, ttl: 64, corrupted: false, ecn, created: now.0, kind: PacketKind::Udp { source: s, seq } };
         self.send_packet(now, p);
     }
 
@@ -757,7 +765,7 @@ impl Simulation {
 /// Whose packet `id` is, for a link trace row (see [`PacketTag`]).
 fn packet_tag(pool: &PacketPool, tcp: &[TcpConn], static_tcp: usize, n_udp: usize, id: PacketId) -> PacketTag {
     match pool.get(id).kind {
-        PacketKind::Udp { source, seq, .. } => PacketTag { flow: (static_tcp + source as usize) as u32, kind: 4, seq: seq as i64 },
+        PacketKind::Udp { source, seq } => PacketTag { flow: (static_tcp + source as usize) as u32, kind: 4, seq: seq as i64 },
         PacketKind::Tcp { conn, gen, to_receiver, seg } => {
             let c = &tcp[conn as usize];
             let current = c.gen == gen;
@@ -786,6 +794,6 @@ fn packet_tag(pool: &PacketPool, tcp: &[TcpConn], static_tcp: usize, n_udp: usiz
             };
             PacketTag { flow, kind, seq }
         }
-        PacketKind::Raw { .. } => PacketTag { flow: PacketTag::NO_FLOW, kind: 5, seq: 0 },
+        PacketKind::Raw => PacketTag { flow: PacketTag::NO_FLOW, kind: 5, seq: 0 },
     }
 }

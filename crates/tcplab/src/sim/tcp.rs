@@ -20,7 +20,7 @@
 
 use rand::Rng;
 use tcplab_tcp::opt64::Opt64;
-use tcplab_tcp::{Endpoint, PackedSeg, Segment, TimerModel};
+use tcplab_tcp::{Endpoint, Segment, TimerModel};
 
 use crate::apps::conversation::ConvApp;
 use crate::apps::traffic::SourceKind;
@@ -310,11 +310,12 @@ impl Simulation {
                 ttl: 64,
                 corrupted: false,
                 ecn: Ecn::of_segment(seg.ect, seg.ect1),
+                created: now.0,
                 kind: PacketKind::Tcp {
                     conn: c,
                     gen: conn.gen,
                     to_receiver: side == 0,
-                    seg: PackedSeg::pack(&seg),
+                    seg,
                 },
             };
             let hop = match conn.first_hop[side as usize] {
@@ -325,8 +326,7 @@ impl Simulation {
                 }
                 l => l,
             };
-            let id = self.pool.alloc_tcp(p, &seg.sack);
-            self.send_packet_via(now, id, hop);
+            self.send_packet_via(now, p, hop);
         }
         let conn = &mut self.tcp[c as usize];
         if let Some(t) = conn.ep[side as usize].next_timer() {

@@ -48,11 +48,10 @@ pub struct HeaderEncoder {
 }
 
 impl PacketEncoder for HeaderEncoder {
-    fn record(&mut self, out: &mut PcapWriter, now: SimTime, p: &Packet, sack: &[(u32, u32); 4]) {
+    fn record(&mut self, out: &mut PcapWriter, now: SimTime, p: &Packet) {
         let ip = IpInfo { src: wire::node_ip(p.src), dst: wire::node_ip(p.dst), ttl: p.ttl, ecn: p.ecn, id: 0 };
         match p.kind {
             PacketKind::Tcp { conn, gen, to_receiver, seg } => {
-                let seg = seg.unpack(sack);
                 let dir = if to_receiver { 0 } else { 1 };
                 let shift = self.scales.entry((conn, gen)).or_default().on_segment(dir, &seg);
                 let (sport, dport) = if to_receiver { (tcp_sender_port(conn), TCP_RECEIVER_PORT) } else { (TCP_RECEIVER_PORT, tcp_sender_port(conn)) };
@@ -65,7 +64,7 @@ impl PacketEncoder for HeaderEncoder {
                 let port = udp_port(source);
                 out.record_with(now.0, |out| wire::write_udp(out, &ip, port, port, Payload::Zeros(payload)));
             }
-            PacketKind::Raw { .. } => {}
+            PacketKind::Raw => {}
         }
     }
 
@@ -82,14 +81,14 @@ impl PacketEncoder for HeaderEncoder {
 mod tests {
     use super::*;
     use crate::net::packet::Ecn;
-    use tcplab_tcp::{Flags, PackedSeg, Segment};
+    use tcplab_tcp::{Flags, Segment};
 
     #[test]
     fn file_header_and_records_are_laid_out_as_libpcap() {
         let mut cap = link_capture();
         let seg = Segment { seq: 100, ack: 1, flags: Flags::ACK, wnd: 8192, len: 1000, ..Segment::default() };
-        let p = Packet { src: 0, dst: 3, size: seg.wire_bytes(), ttl: 63, corrupted: false, ecn: Ecn::Ce, kind: PacketKind::Tcp { conn: 2, gen: 0, to_receiver: true, seg: PackedSeg::pack(&seg) } };
-        cap.record(SimTime(1_500_000_123), &p, &[(0, 0); 4]);
+        let p = Packet { src: 0, dst: 3, size: seg.wire_bytes(), ttl: 63, corrupted: false, ecn: Ecn::Ce, created: 0, kind: PacketKind::Tcp { conn: 2, gen: 0, to_receiver: true, seg } };
+        cap.record(SimTime(1_500_000_123), &p);
         let b = &cap.pcap.bytes;
         assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()), 0xa1b23c4d);
         assert_eq!(u32::from_le_bytes(b[20..24].try_into().unwrap()), LINKTYPE_RAW);
