@@ -4,15 +4,23 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
+    /// Allocations (and reallocations) made by this thread: per thread, as `LIVE`, so a test
+    /// running beside another (the idle-connection test takes no turn) is not counted in it.
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
     /// Heap bytes allocated minus freed by this thread (requested sizes, not the allocator's
     /// rounding): per thread, so the other tests running beside one are not counted in it.
     static LIVE: Cell<i64> = const { Cell::new(0) };
+}
+
+fn count_alloc() {
+    let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
+}
+
+fn allocs() -> u64 {
+    ALLOCS.with(Cell::get)
 }
 
 fn live_add(n: i64) {
@@ -21,7 +29,7 @@ fn live_add(n: i64) {
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count_alloc();
         live_add(l.size() as i64);
         System.alloc(l)
     }
@@ -30,7 +38,7 @@ unsafe impl GlobalAlloc for Counting {
         System.dealloc(p, l)
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count_alloc();
         live_add(n as i64 - l.size() as i64);
         System.realloc(p, l, n)
     }
@@ -41,17 +49,17 @@ static A: Counting = Counting;
 
 use tcplab::engine::SimTime;
 
-/// The counter is global: the tests of this file take turns, so one test's set-up is not
-/// counted in another's steady state.
+/// The tests that count allocations take turns as well (the counters are per thread; this only
+/// keeps two large runs from sharing the machine's memory at once).
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn steady_state_allocations(text: &str) -> (u64, u64) {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (mut sim, _) = tcplab::run::prepare(text, "t.toml", Some(1), &[]).unwrap();
     sim.run_until(SimTime::from_millis(20_000));
-    let (a0, e0) = (ALLOCS.load(Ordering::Relaxed), sim.events.events_popped());
+    let (a0, e0) = (allocs(), sim.events.events_popped());
     sim.run_until(SimTime::from_millis(40_000));
-    let (a1, e1) = (ALLOCS.load(Ordering::Relaxed), sim.events.events_popped());
+    let (a1, e1) = (allocs(), sim.events.events_popped());
     (a1 - a0, e1 - e0)
 }
 
