@@ -105,7 +105,7 @@ impl Endpoint {
                     TcpState::FinWait2 => {
                         self.state = TcpState::TimeWait;
                         self.tw_deadline = Opt64::some(now + self.cfg.time_wait);
-                        self.timer.stop();
+                        self.timer.stop(&mut self.rto_deadline);
                     }
                     _ => {}
                 }
@@ -136,8 +136,8 @@ impl Endpoint {
 
     /// Zero window with data waiting and nothing in flight: run the (persist) timer.
     pub(super) fn check_persist(&mut self, now: Nanos) {
-        if self.snd_wnd == 0 && self.snd_max == self.snd_una && self.send_limit() > self.snd_una && !self.timer.running() && self.is_established() {
-            self.timer.restart(now);
+        if self.snd_wnd == 0 && self.snd_max == self.snd_una && self.send_limit() > self.snd_una && !self.timer.running(self.rto_deadline) && self.is_established() {
+            self.timer.restart(&mut self.rto_deadline, now);
         }
     }
 

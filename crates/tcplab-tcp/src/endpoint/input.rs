@@ -58,7 +58,7 @@ impl Endpoint {
                     self.snd_wl1 = 0;
                     self.snd_wl2 = 1;
                     self.timer.on_ack(now, 1);
-                    self.timer.stop();
+                    self.timer.stop(&mut self.rto_deadline);
                     self.log.ack(now, 1);
                     self.established(now);
                     self.ack.ack_now = true;
@@ -126,7 +126,7 @@ impl Endpoint {
                     self.snd_nxt = 1;
                 }
                 self.timer.on_ack(now, 1);
-                self.timer.stop();
+                self.timer.stop(&mut self.rto_deadline);
                 self.log.ack(now, 1);
                 self.established(now);
                 self.snd_wnd = seg.wnd;
@@ -331,7 +331,7 @@ impl Endpoint {
         if self.snd_max > self.snd_una {
             self.pending_retx = Opt64::some(self.snd_una);
             self.timer.cancel_timing();
-            self.timer.stop();
+            self.timer.stop(&mut self.rto_deadline);
             self.stats.fast_retransmits += 1;
             self.record(now, TraceKind::FastRetransmit, self.snd_una, 0);
         }
@@ -349,7 +349,7 @@ impl Endpoint {
     #[inline(never)]
     fn apply_recovery_outcome(&mut self, now: Nanos, out: RecoveryOutcome) {
         if out.restart_timer {
-            self.timer.stop();
+            self.timer.stop(&mut self.rto_deadline);
             self.timer.cancel_timing();
         }
         if out.fast_retransmit {
@@ -372,7 +372,7 @@ impl Endpoint {
             self.record(now, TraceKind::RecoveryExit, self.snd_una, 0);
         }
         if out.restart_timer && self.snd_max > self.snd_una && out.retransmit.is_none() && out.set_snd_nxt.is_none() {
-            self.timer.restart(now);
+            self.timer.restart(&mut self.rto_deadline, now);
         }
     }
 
@@ -577,9 +577,9 @@ impl Endpoint {
         }
         // tcp_input.c: stop the timer when everything is acknowledged, else restart it.
         if ack == self.snd_max {
-            self.timer.stop();
+            self.timer.stop(&mut self.rto_deadline);
         } else {
-            self.timer.restart(now);
+            self.timer.restart(&mut self.rto_deadline, now);
         }
         self.report_in_flight(false);
         // Vegas-style checks on non-duplicate ACKs: after snd_una moved, so the send log's
@@ -619,7 +619,7 @@ impl Endpoint {
         self.apply_recovery(now, out);
         if out.retransmit.is_some() && out.restart_timer {
             // NewReno: first partial ACK resets the timer (RFC 6582 §3.2 step 5).
-            self.timer.restart(now);
+            self.timer.restart(&mut self.rto_deadline, now);
         }
         if verdict == CcVerdict::RetransmitOldest {
             self.cc_retransmit(now);
@@ -639,7 +639,7 @@ impl Endpoint {
                     TcpState::Closing => {
                         self.state = TcpState::TimeWait;
                         self.tw_deadline = Opt64::some(now + self.cfg.time_wait);
-                        self.timer.stop();
+                        self.timer.stop(&mut self.rto_deadline);
                     }
                     TcpState::LastAck => self.enter_closed(Some(now)),
                     _ => {}

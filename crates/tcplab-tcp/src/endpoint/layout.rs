@@ -18,7 +18,7 @@ fn field_offsets() -> Vec<(&'static str, usize)> {
         cfg, cc, rec, tw_deadline, reader, pending_retx, rst_pending, ecn_ack_pending, trace, pacing, tcp_now,
         idle_ticks, state, ts_ok, rcv_scale, snd_scale, close_requested, force_probe, syn_pending, fin_rcvd, sack_ok,
         gate_open, sack_in_n, hooks, ts_recent, rcv_nxt, rcv_adv, app_read, read_last, peer_fin, hs_rtt, irs, eff_mss,
-        reass, ack, snd_una, snd_nxt, snd_max, snd_wl1, snd_wl2, app_written, wr, w, iss, snd_wnd, max_sndwnd, dupacks,
+        reass, rto_deadline, ack, snd_una, snd_nxt, snd_max, snd_wl1, snd_wl2, app_written, wr, w, iss, snd_wnd, max_sndwnd, dupacks,
         fin_seq, ecn, timer, log, fine_srtt, last_send, sack_in, stats, hs_sent_at, sack_rcv,
     );
     v.sort_by_key(|&(_, o)| o);

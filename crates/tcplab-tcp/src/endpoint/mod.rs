@@ -115,7 +115,7 @@ mod layout;
 /// slots `poll_transmit` checks, the state and flags); then the receive side (a data segment's
 /// and `drain_reads`' fields, the ACK state), which a sender also reads when it builds a
 /// segment; then the send side, the ECN state and the retransmit timer, which a receiver reads
-/// too (the window update, `try_send_data`'s tests, the timer's deadline); then what only a
+/// too (the window update, `try_send_data`'s tests, the timer's estimator); then what only a
 /// sender touches (the send log, the RTT clocks); the counters (their hot ones first, see
 /// [`ConnStats`]); the handshake and the SACK receiver last. The rare and the large are boxed.
 /// No padding: 896 bytes (`endpoint/layout.rs` prints the offsets and holds the size).
@@ -176,6 +176,11 @@ pub struct Endpoint {
     // Negotiated.
     eff_mss: u32,
     reass: Vec<(u64, u64)>,
+    /// The retransmission timer's deadline (the fine models'; the BSD model counts ticks in
+    /// `timer`), kept out of `timer` and beside the delayed-ACK deadline: a timer event that
+    /// finds nothing due reads the lines of `tw_deadline`, the flags and these two only, not
+    /// the enum's tag and deadline 80 bytes apart in two further lines (issue 28).
+    rto_deadline: Opt64,
     ack: AckState,
 
     // Sender, in 64-bit offsets of our sequence space (0 = SYN, 1 = first data byte).
@@ -319,6 +324,7 @@ impl Endpoint {
         let (cc, rec) = cfg.build_parts_seeded(pacing_seed);
         Endpoint {
             timer: RetransmitTimer::for_config(&cfg),
+            rto_deadline: Opt64::NONE,
             cc,
             rec,
             ack: AckState::new(cfg.ack_policy).with_quickack(cfg.quickack),
@@ -628,7 +634,7 @@ impl Endpoint {
 
     fn enter_closed(&mut self, now: Option<Nanos>) {
         self.state = TcpState::Closed;
-        self.timer.stop();
+        self.timer.stop(&mut self.rto_deadline);
         self.tw_deadline = Opt64::NONE;
         if let Some(rd) = self.reader.as_deref_mut() {
             rd.wake = Opt64::NONE;

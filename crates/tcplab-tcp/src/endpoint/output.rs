@@ -175,7 +175,7 @@ impl Endpoint {
         }
         self.snd_nxt = 1;
         self.snd_max = 1;
-        self.timer.restart(now);
+        self.timer.restart(&mut self.rto_deadline, now);
         self.after_send(now, &seg);
         seg
     }
@@ -444,8 +444,8 @@ impl Endpoint {
             self.timer.start_timing(now, s);
         }
         // tcp_output.c: start the retransmit timer if it is not running.
-        if !self.timer.running() && self.snd_max > self.snd_una {
-            self.timer.restart(now);
+        if !self.timer.running(self.rto_deadline) && self.snd_max > self.snd_una {
+            self.timer.restart(&mut self.rto_deadline, now);
         }
         self.log.on_send(now, s, end);
         if self.hooks.cc_segment() {

@@ -19,7 +19,7 @@ impl Endpoint {
                 t = Some(t.map_or(x, |t| t.min(x)));
             }
         };
-        m(self.timer.deadline());
+        m(self.rto_deadline.get());
         m(self.ack.delack_deadline.get());
         m(self.tw_deadline.get());
         m(self.read_wake());
@@ -64,8 +64,8 @@ impl Endpoint {
             self.apply_recovery(now, out);
             self.note_cwnd();
         }
-        if self.timer.expired(now) {
-            self.timer.stop();
+        if self.rto_deadline.get().is_some_and(|d| d <= now) {
+            self.timer.stop(&mut self.rto_deadline);
             self.rto_expired(now);
         }
     }
@@ -112,7 +112,7 @@ impl Endpoint {
             let _ = self.timer.backoff();
             self.snd_nxt = self.snd_una;
             self.force_probe = true;
-            self.timer.restart(now);
+            self.timer.restart(&mut self.rto_deadline, now);
             return;
         }
         if self.snd_max <= self.snd_una {
@@ -152,7 +152,7 @@ impl Endpoint {
         self.snd_nxt = self.snd_una;
         self.pending_retx = Opt64::NONE;
         self.ecn.on_loss_reduction(self.snd_max);
-        self.timer.restart(now);
+        self.timer.restart(&mut self.rto_deadline, now);
         self.record(now, TraceKind::Timeout, self.snd_una, 0);
     }
 }

@@ -12,6 +12,7 @@ use tcplab_tcp::recovery::{
     DeflateTest, LossRecovery, NewRenoRecovery, RecoveryCtx, RecoveryOutcome, RenoRecovery, Sack1Recovery, SackSend,
     SendGate, TahoeRecovery,
 };
+use tcplab_tcp::opt64::Opt64;
 use tcplab_tcp::rto::{BsdRto, RetransmitTimer, SLOW_TICK};
 use tcplab_tcp::sack::SackReceiver;
 use tcplab_tcp::sendlog::SendLog;
@@ -433,14 +434,16 @@ fn vegas_and_lite_params_are_checked() {
 
 #[test]
 fn bsd_timer_counts_down_slow_ticks_and_times_one_segment() {
+    // The owner keeps the deadline (`d`): the BSD model never sets it.
     let mut t = RetransmitTimer::new(TimerModel::Bsd);
-    assert!(t.is_bsd() && !t.running() && !t.timing());
-    assert_eq!(t.deadline(), None);
+    let mut d = Opt64::NONE;
+    assert!(t.is_bsd() && !t.running(d) && !t.timing());
+    assert_eq!(d.get(), None);
     assert_eq!(t.rto_ns(), 12 * SLOW_TICK);
     assert_eq!(SLOW_TICK, 500 * MS);
     assert_eq!(tcplab_tcp::rto::FAST_TICK, 200 * MS);
-    t.arm(0);
-    assert!(t.running());
+    t.arm(&mut d, 0);
+    assert!(t.running(d));
     t.start_timing(0, 1);
     t.start_timing(0, 1001); // already timing: ignored
     assert!(t.timing());
@@ -463,21 +466,21 @@ fn bsd_timer_counts_down_slow_ticks_and_times_one_segment() {
     assert_eq!((est.srtt, est.rttvar, est.rxtcur), (24, 6, 9));
     assert_eq!(t.rto_ns(), 9 * SLOW_TICK);
     assert_eq!(t.srtt_ns(), 3 * SLOW_TICK);
-    t.restart(0);
+    t.restart(&mut d, 0);
     for k in 1..9 {
         assert!(!t.on_slow_tick(), "tick {k}");
     }
     assert!(t.on_slow_tick(), "fires on the 9th tick");
-    assert!(!t.running());
+    assert!(!t.running(d));
     assert!(!t.on_slow_tick(), "a stopped timer does not fire again");
     assert!(t.backoff());
     assert_eq!((t.backoffs(), t.rto_ns()), (1, 18 * SLOW_TICK));
-    t.arm(0);
-    t.stop();
-    assert!(!t.running());
+    t.arm(&mut d, 0);
+    t.stop(&mut d);
+    assert!(!t.running(d));
     // An expiry does not advance t_rtt; timing restarts at 1.
     t.start_timing(0, 10);
-    t.restart(0);
+    t.restart(&mut d, 0);
     let mut ticks = 0;
     while !t.on_slow_tick() {
         ticks += 1;
@@ -501,14 +504,15 @@ fn bsd_timer_counts_down_slow_ticks_and_times_one_segment() {
 #[test]
 fn fine_timer_deadline_and_samples() {
     let mut t = RetransmitTimer::new(TimerModel::Fine { granularity: MS, min_rto: 200 * MS, initial_rto: SEC });
-    assert!(!t.is_bsd() && !t.running());
+    let mut d = Opt64::NONE;
+    assert!(!t.is_bsd() && !t.running(d));
     assert!(!t.on_slow_tick());
-    t.arm(100 * MS);
-    assert_eq!(t.deadline(), Some(1100 * MS));
-    t.arm(500 * MS);
-    assert_eq!(t.deadline(), Some(1100 * MS), "arm leaves a running timer alone");
-    assert!(!t.expired(1100 * MS - 1));
-    assert!(t.expired(1100 * MS));
+    t.arm(&mut d, 100 * MS);
+    assert_eq!(d.get(), Some(1100 * MS));
+    t.arm(&mut d, 500 * MS);
+    assert_eq!(d.get(), Some(1100 * MS), "arm leaves a running timer alone");
+    assert!(!d.get().is_some_and(|x| x <= 1100 * MS - 1));
+    assert!(d.get().is_some_and(|x| x <= 1100 * MS));
     t.start_timing(100 * MS, 1);
     t.start_timing(150 * MS, 1001);
     assert_eq!(t.on_ack(400 * MS, 1), None, "ack == timed seq does not cover it");
@@ -516,12 +520,12 @@ fn fine_timer_deadline_and_samples() {
     assert_eq!(t.srtt_ns(), 300 * MS);
     // RFC 6298: rto = srtt + max(G, 4·rttvar) = 300 + 600.
     assert_eq!(t.rto_ns(), 900 * MS);
-    t.restart(400 * MS);
-    assert_eq!(t.deadline(), Some(1300 * MS));
+    t.restart(&mut d, 400 * MS);
+    assert_eq!(d.get(), Some(1300 * MS));
     assert!(t.backoff());
     assert_eq!((t.backoffs(), t.rto_ns()), (1, 1800 * MS));
-    t.stop();
-    assert!(!t.running() && !t.expired(u64::MAX));
+    t.stop(&mut d);
+    assert!(!t.running(d) && !d.get().is_some_and(|x| x <= u64::MAX));
     t.start_timing(0, 5);
     t.sample_external(100 * MS, 0);
     assert!(!t.timing());
