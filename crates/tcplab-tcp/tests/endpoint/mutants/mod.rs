@@ -511,8 +511,6 @@ fn fine_timer_deadline_and_samples() {
     assert_eq!(d.get(), Some(1100 * MS));
     t.arm(&mut d, 500 * MS);
     assert_eq!(d.get(), Some(1100 * MS), "arm leaves a running timer alone");
-    assert!(!d.get().is_some_and(|x| x <= 1100 * MS - 1));
-    assert!(d.get().is_some_and(|x| x <= 1100 * MS));
     t.start_timing(100 * MS, 1);
     t.start_timing(150 * MS, 1001);
     assert_eq!(t.on_ack(400 * MS, 1), None, "ack == timed seq does not cover it");
@@ -525,7 +523,7 @@ fn fine_timer_deadline_and_samples() {
     assert!(t.backoff());
     assert_eq!((t.backoffs(), t.rto_ns()), (1, 1800 * MS));
     t.stop(&mut d);
-    assert!(!t.running(d) && !d.get().is_some_and(|x| x <= u64::MAX));
+    assert!(!t.running(d) && d.get().is_none());
     t.start_timing(0, 5);
     t.sample_external(100 * MS, 0);
     assert!(!t.timing());
