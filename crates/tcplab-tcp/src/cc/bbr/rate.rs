@@ -267,6 +267,12 @@ impl DeliveryRate {
         })
     }
 
+    /// The records a timeout marks lost (not SACKed), in sequence order: their length,
+    /// `tx.in_flight`, `tx.lost` and app-limited mark (BBR v3's `bbr_skb_marked_lost` reads these).
+    pub fn unsacked(&self) -> impl Iterator<Item = (u64, u64, u64, bool)> + '_ {
+        self.inflight.iter().filter(|r| !r.sacked).map(|r| (r.end - r.seq, r.tx_in_flight, r.lost, r.app_limited))
+    }
+
     /// A retransmission timeout: the records stay (their retransmissions re-stamp them).
     pub fn on_timeout(&mut self) {}
 }
