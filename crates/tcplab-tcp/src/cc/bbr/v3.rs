@@ -35,7 +35,7 @@
 //! Deliberate deviations from the published code:
 //! * data in flight (`tcp_packets_in_flight`) in `prior_in_flight`, DRAIN's exit, PROBE_RTT's test
 //!   and the app-limited mark is v1's (see [`super::BbrCc`]: RACK-TLP's scoreboard, else
-//!   snd_max − snd_una); a timeout's inflight-too-high sample still takes snd_max − snd_una;
+//!   snd_max − snd_una);
 //! * "lost" = retransmitted: the CC learns a loss when the recovery module retransmits the
 //!   segment (RACK-TLP marks it lost just before), so `rs.lost` counts bytes retransmitted since
 //!   the sampled segment left; a TLP probe counts as a loss (Linux does not). `tx_in_flight` is
@@ -51,9 +51,14 @@
 //!   inflight_hi growth, as in the published code; a SACK-only ACK outside recovery reaches no
 //!   cwnd rule here and its SACKed data counts at the next ACK (2026-11-29; before, the
 //!   cumulative advance counted data SACKed earlier a second time, as [`super::BbrCc`] did);
-//! * recovery: packet conservation for the first round then the saved cwnd, as [`super::BbrCc`];
-//!   an RTO counts as inflight too high with the in-flight at the timeout (`bbr_set_state`'s
-//!   synthetic sample).
+//! * recovery: packet conservation for the first round then the saved cwnd, as [`super::BbrCc`].
+//!   A timeout is taken as v3 does (2026-11-29, was one sample of snd_max − snd_una): each
+//!   unSACKed segment reaches `bbr_skb_marked_lost` (loss round noted; while probing, its
+//!   `tx.in_flight` and the losses since it left checked against the threshold), then
+//!   `bbr_set_state(TCP_CA_Loss)` resets full-bandwidth detection and, when not probing with no
+//!   `inflight_lo`, sets `inflight_lo` = max(cwnd, prior_cwnd). Deviation: every unSACKed segment
+//!   is marked (Linux's RACK skips those not yet past their reordering window), and the marks
+//!   do not add to `C.lost` (the retransmissions do, as for any loss here).
 
 use super::conservation::{forward_rate_events, CaState, Conservation};
 use super::rate::{DeliveryRate, RateSample};
@@ -226,6 +231,8 @@ pub struct Bbr3Cc {
     ecn_in_round: bool,
     loss_events_in_round: u32,
     lost_seen: u64,
+    /// The cwnd when the last loss (recovery or timeout) was taken (`ssthresh`'s window).
+    loss_cwnd: u32,
     /// `rate.delivered` when the previous ACK was done with, what the current ACK newly
     /// delivered (`rs->acked_sacked`), and whether an ACK that advanced snd_una set it.
     delivered_mark: u64,
@@ -296,6 +303,7 @@ impl Bbr3Cc {
             ecn_in_round: false,
             loss_events_in_round: 0,
             lost_seen: 0,
+            loss_cwnd: 0,
             delivered_mark: 0,
             acked_sacked: 0,
             acked_this_ack: false,
@@ -428,6 +436,14 @@ impl Bbr3Cc {
         if self.mode == Mode3::ProbeBw(Phase::Up) {
             self.start_down(now);
         }
+    }
+
+    /// `bbr_note_loss`: this round is a loss round (its end is counted from the first loss).
+    fn note_loss(&mut self) {
+        if !self.loss_in_round {
+            self.loss_round_delivered = self.rate.delivered;
+        }
+        self.loss_in_round = true;
     }
 
     fn start_round(&mut self) {

@@ -413,6 +413,7 @@ impl CongestionControl for Bbr3Cc {
 
     /// No multiplicative decrease (the bounds do it); the cwnd is saved for the restore.
     fn ssthresh(&mut self, w: &CcWindow, _flight: u32, _snd_wnd: u32, _ev: LossEvent) -> u32 {
+        self.loss_cwnd = w.cwnd;
         self.save_cwnd(w.cwnd);
         w.cwnd
     }
@@ -446,17 +447,32 @@ impl CongestionControl for Bbr3Cc {
         self.acked_this_ack = false;
     }
 
-    /// `bbr_set_state(TCP_CA_Loss)`: a round ends, full-pipe detection restarts, and the timeout
-    /// counts as inflight too high for a running probe (with the in-flight at the timeout).
+    /// A timeout as Google's v3 takes it (`tcp_enter_loss`): first the flight is marked lost a
+    /// segment at a time (`bbr_skb_marked_lost`: the loss round is noted and, while probing, each
+    /// segment's `tx.in_flight` and the losses since it left, this one included, are checked
+    /// against the loss threshold, with the cwnd from before the timeout); then
+    /// `bbr_set_state(TCP_CA_Loss)` restarts full-pipe detection and, when not probing with no
+    /// `inflight_lo`, sets `inflight_lo` = max(cwnd, prior_cwnd). No sample of its own.
     fn on_timeout(&mut self, w: &mut CcWindow) {
-        let in_flight = self.rate.in_flight();
+        let pre = CcWindow { cwnd: w.cwnd.max(self.loss_cwnd), ..*w };
+        let now = self.cycle_stamp.max(self.rate.delivered_time);
+        let mut lost = self.rate.lost;
+        let marks: Vec<(u64, u64, u64, bool)> = self.rate.unsacked().collect();
+        for (len, tx_in_flight, tx_lost, app_limited) in marks {
+            lost += len;
+            self.note_loss();
+            if !self.bw_probe_samples {
+                continue;
+            }
+            let rs = RateSample { tx_in_flight, lost: lost - tx_lost, app_limited, ..Default::default() };
+            if self.inflight_too_high(&rs) {
+                self.handle_inflight_too_high(now, &rs, &pre);
+            }
+        }
         self.cons.on_timeout(self.rate.snd_max());
         self.reset_full_bw();
-        self.round_start = true;
-        if self.bw_probe_samples {
-            let rs = RateSample { tx_in_flight: in_flight, lost: in_flight.max(1), ..Default::default() };
-            let saved = *w;
-            self.handle_inflight_too_high(self.cycle_stamp.max(self.rate.delivered_time), &rs, &saved);
+        if !self.is_probing_bw() && self.inflight_lo == u64::MAX {
+            self.inflight_lo = (w.cwnd.max(self.cons.prior_cwnd)) as u64;
         }
     }
 

@@ -117,3 +117,50 @@ fn a_cumulative_ack_over_sacked_data_conserves_with_what_it_newly_delivered() {
     assert_eq!(w.cwnd, 21_000);
     assert_eq!(b.rate.delivered, 20_000, "each segment delivered once");
 }
+
+/// 100 segments of 1000 bytes sent back to back (`tx.in_flight` 1000, 2000, … 100 000), then a
+/// retransmission timeout taken as the endpoint does (ssthresh with the window, cwnd = 1 MSS).
+fn timeout_after_100_segments(b: &mut Bbr3Cc, w: &CcWindow) {
+    for k in 0..100u64 {
+        b.on_send(MS + k * 10_000, k * 1000, 1000, false);
+    }
+    let mut w = *w;
+    b.ssthresh(&w, 100_000, u32::MAX, LossEvent::Timeout);
+    w.cwnd = w.mss;
+    b.on_timeout(&mut w);
+}
+
+#[test]
+fn a_timeout_while_probing_cuts_inflight_hi_at_the_first_segment_over_the_threshold() {
+    // Google's v3 builds no sample from the whole flight: each segment the timeout marks lost
+    // reaches `bbr_skb_marked_lost`. The first (tx.in_flight 1000, 1000 lost) is already too
+    // high, so inflight_hi = max(1000, (1 − β) · 58 000 with the cwnd from before the timeout)
+    // = 40 781, once. (The old single sample, snd_max − snd_una = 100 000 lost of 100 000 in
+    // flight, set inflight_hi to 100 000.)
+    let (mut b, w) = probing_up();
+    timeout_after_100_segments(&mut b, &w);
+    assert_eq!(b.inflight_hi, 40_781);
+    assert_eq!(b.hi_cuts.len(), 1);
+    assert!(!b.bw_probe_samples);
+    assert!(b.loss_in_round, "bbr_note_loss");
+    // The cut ended UP (DOWN is not probing), so `bbr_set_state` then sets inflight_lo.
+    assert_eq!(b.mode, Mode3::ProbeBw(Phase::Down));
+    assert_eq!(b.inflight_lo, 120_000);
+}
+
+#[test]
+fn a_timeout_while_not_probing_sets_inflight_lo_to_the_cwnd_before_it() {
+    // CRUISE, no bounds yet: `bbr_set_state(TCP_CA_Loss)` sets inflight_lo = max(cwnd,
+    // prior_cwnd) = 120 000 and restarts full-bandwidth detection; inflight_hi is untouched.
+    let (mut b, w) = probing_up();
+    b.mode = Mode3::ProbeBw(Phase::Cruise);
+    b.bw_probe_samples = false;
+    b.full_bw = 1_000_000;
+    b.full_bw_cnt = 2;
+    let hi = b.inflight_hi;
+    timeout_after_100_segments(&mut b, &w);
+    assert_eq!(b.inflight_lo, 120_000);
+    assert_eq!((b.full_bw, b.full_bw_cnt), (0, 0));
+    assert_eq!(b.inflight_hi, hi);
+    assert!(b.hi_cuts.is_empty());
+}
