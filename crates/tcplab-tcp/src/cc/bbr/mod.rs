@@ -67,9 +67,8 @@
 //! * a duplicate ACK that newly SACKs data runs `bbr_main` on that ACK, in and out of recovery
 //!   ([`CongestionControl::on_sack_ack`]: a rate sample from the segment it SACKed, the model,
 //!   pacing and cwnd with what it SACKed), as Linux's `tcp_ack` runs `cong_control` on every
-//!   ACK; its RTT reaches the min-RTT filter as Linux's `rs->rtt_us` (now − the send time of
-//!   the last segment it newly SACKed that was never retransmitted, `last_sackt`; since
-//!   2026-11-29, branch `bbr7`), and a SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
+//!   ACK; its RTT does not reach the min-RTT filter (Linux takes the SACKed segment's), and a
+//!   SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
 //!   rule. Before 2026-11-29 (evening) no SACK-only ACK outside recovery reached BBR: what they
 //!   SACKed counted at the next cumulative ACK, all at once — 21 segments after a 100 ms hole
 //!   in the 4-flow 10 Mbit/s, 50 ms validate-linux case, read by the ACK-aggregation filter as
@@ -646,14 +645,10 @@ impl CongestionControl for BbrCc {
     /// SACKed, the model, pacing and cwnd with what it SACKed. Nothing newly SACKed: no valid
     /// sample and `acked_sacked` = 0, so Linux changes nothing either.
     fn on_sack_ack(&mut self, w: &mut CcWindow, s: &AckSample, view: &SenderView<'_>) {
-        let rtt = self.rate.take_sack_rtt(s.now);
         if self.rate.delivered == self.delivered_mark {
             return;
         }
-        // `rs->rtt_us` of a SACK-only ACK: now − the send time of the last segment it newly
-        // SACKed that was never retransmitted (BBR's min-RTT filter takes it).
-        let s = AckSample { fine_rtt: rtt, rtt: None, ..*s };
-        self.on_ack_main(w, &s, view);
+        self.on_ack_main(w, s, view);
         self.cwnd_set_this_ack = true;
     }
 

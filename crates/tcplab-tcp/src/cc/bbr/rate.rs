@@ -40,8 +40,6 @@ struct SentRecord {
     tx_in_flight: u64,
     /// Already counted as delivered by a SACK.
     sacked: bool,
-    /// Sent more than once (Linux `TCPCB_RETRANS`: its SACK gives no RTT).
-    retransmitted: bool,
 }
 
 /// One rate sample (draft §3.3 "rs").
@@ -95,9 +93,6 @@ pub struct DeliveryRate {
     pub lost: u64,
     /// C.delivered_ce: bytes delivered by ACKs that carried an ECN echo ([`DeliveryRate::on_ce`]).
     pub delivered_ce: u64,
-    /// The SACK time and send time of the last newly SACKed, never retransmitted record in
-    /// sequence order (Linux `tcp_sacktag_one`'s `last_sackt`), for [`DeliveryRate::take_sack_rtt`].
-    sack_rtt: Option<(Nanos, Nanos)>,
     /// The most recently sent record SACKed since the last sample (it competes for the next one).
     sacked_newest: Option<SentRecord>,
     /// The endpoint's last report of the data in flight as Linux counts it, with `snd_max` then
@@ -192,12 +187,11 @@ impl DeliveryRate {
             delivered_ce: self.delivered_ce,
             tx_in_flight: self.snd_max.max(seq + len as u64).saturating_sub(self.snd_una),
             sacked: false,
-            retransmitted: false,
         };
         self.snd_max = self.snd_max.max(rec.end);
         // A retransmission is re-stamped in place (Linux `tcp_rate_skb_sent` on every send).
         match self.inflight.binary_search_by(|r| r.seq.cmp(&seq)) {
-            Ok(i) => self.inflight[i] = SentRecord { sacked: self.inflight[i].sacked, retransmitted: true, ..rec },
+            Ok(i) => self.inflight[i] = SentRecord { sacked: self.inflight[i].sacked, ..rec },
             Err(i) => self.inflight.insert(i, rec),
         }
     }
@@ -219,21 +213,12 @@ impl DeliveryRate {
             let r = *r;
             self.delivered += r.end - r.seq;
             self.delivered_time = now;
-            if !r.retransmitted {
-                self.sack_rtt = Some((now, r.sent_time));
-            }
             if self.sacked_newest.is_none_or(|n| r.sent_time >= n.sent_time) {
                 self.sacked_newest = Some(r);
                 // Later sends measure their send interval from here (Linux `first_tx_mstamp`).
                 self.first_sent_time = self.first_sent_time.max(r.sent_time);
             }
         }
-    }
-
-    /// The RTT an ACK at `now` measured from the data it newly SACKed (Linux `ca_rtt_us` =
-    /// now − `last_sackt`, which `tcp_ack_update_rtt` gives BBR as `rs->rtt_us`), once.
-    pub fn take_sack_rtt(&mut self, now: Nanos) -> Option<Nanos> {
-        self.sack_rtt.take().filter(|&(at, _)| at == now).map(|(_, sent)| now.saturating_sub(sent))
     }
 
     /// The cumulative ACK moved to `snd_una` at `now`, acknowledging `acked` new data bytes.

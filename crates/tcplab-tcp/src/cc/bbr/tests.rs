@@ -270,33 +270,3 @@ fn the_reported_in_flight_grows_with_what_is_sent_after_the_report() {
     d.on_send(MS, 10_000, 1000);
     assert_eq!(d.pipe(), 5000);
 }
-
-#[test]
-fn a_sack_only_ack_gives_min_rtt_the_rtt_of_the_last_segment_it_newly_sacked() {
-    // Linux `tcp_clean_rtx_queue`: with newly SACKed data, ca_rtt_us = now − last_sackt (the
-    // last never-retransmitted segment the SACK tagged), which `tcp_ack_update_rtt` puts in
-    // rs->rtt_us for `bbr_update_min_rtt`. Segments 0..10 leave at k ms; segment 0 is
-    // retransmitted at 20 ms; at 50 ms a duplicate ACK SACKs segments 0..=6 (the rate record of
-    // 0 is a retransmission's, so gives no RTT): the RTT is 50 − 6 = 44 ms.
-    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
-    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
-    for k in 0..10u64 {
-        b.on_send(k * MS, k * 1000, 1000, false);
-    }
-    b.on_send(20 * MS, 0, 1000, true);
-    assert!(b.min_rtt.min_rtt.is_none());
-    b.on_sacked(50 * MS, 0, 7000);
-    let log = crate::sendlog::SendLog::default();
-    let v = SenderView { in_recovery: false, ..view(&log, 50 * MS) };
-    let dup = AckSample { rtt: None, fine_rtt: None, bytes_acked: 0, ..cum_ack(50 * MS, 0, 0) };
-    b.on_sack_ack(&mut w, &dup, &v);
-    assert_eq!(b.min_rtt.min_rtt, Some(44 * MS));
-    // Only a segment never sent twice gives an RTT: SACKing the retransmitted one alone gives none.
-    let mut b2 = BbrCc::new(BbrParams::DEFAULT, 1);
-    b2.on_send(0, 0, 1000, false);
-    b2.on_send(0, 1000, 1000, false);
-    b2.on_send(20 * MS, 1000, 1000, true);
-    b2.on_sacked(50 * MS, 1000, 2000);
-    b2.on_sack_ack(&mut w, &dup, &v);
-    assert!(b2.min_rtt.min_rtt.is_none());
-}
