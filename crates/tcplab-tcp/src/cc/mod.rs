@@ -187,6 +187,11 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// The retransmission timer expired (after the endpoint set cwnd = 1 MSS and ssthresh).
     fn on_timeout(&mut self, _w: &mut CcWindow) {}
 
+    /// The connection is established (Linux `tcp_init_transfer` → the CC's `init`, after the
+    /// SYN-ACK's RTT sample): `handshake_rtt` is the SYN's (or SYN-ACK's) RTT, none when it was
+    /// retransmitted (Karn).
+    fn on_established(&mut self, _now: Nanos, _w: &CcWindow, _handshake_rtt: Option<Nanos>) {}
+
     /// Loss recovery entered / exited (informational).
     fn on_recovery(&mut self, _w: &mut CcWindow, _entered: bool) {}
 

@@ -706,6 +706,7 @@ impl Endpoint {
         if let Some(t0) = self.hs_sent_at.take() {
             self.hs_rtt = Opt64::some(now.saturating_sub(t0));
         }
+        self.cc.on_established(now, &self.w, self.hs_rtt.get());
     }
 }
 

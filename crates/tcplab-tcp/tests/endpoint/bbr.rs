@@ -39,7 +39,10 @@ fn bandwidth_and_min_rtt_converge_to_the_path() {
     let b = bbr_of(&o.a);
     let bw = b.bw() as f64;
     assert!((bw - payload_rate()).abs() / payload_rate() < 0.005, "bw {bw} vs bottleneck {}", payload_rate());
-    assert_eq!(b.min_rtt.min_rtt, Some(propagation_rtt()), "min RTT = 2·delay + data and ACK serialisation");
+    // Linux `bbr_init`: min_rtt = tcp_min_rtt, the handshake's sample (a 52-byte SYN and
+    // SYN-ACK serialised), below any data segment's RTT, so it stays.
+    let handshake_rtt = 2 * DELAY + 2 * (52.0 / RATE * 1e9) as Nanos;
+    assert_eq!(b.min_rtt.min_rtt, Some(handshake_rtt), "min RTT = the handshake's, not {}", propagation_rtt());
     // A full pipe: from the handshake to the last ACK, within 5 % of the bottleneck (one RTT
     // of the first round and STARTUP's ramp are the loss).
     let st = o.a.stats();
@@ -121,12 +124,16 @@ fn bbr_paces_after_the_initial_window() {
     // The first ten segments leave as a burst; the next wait for the pacing clock.
     let mut s = Script::sender(cfg("bbr"), 65535);
     s.write(100_000).expect_send(&(0..10).map(|k| (k * 1000, 1000)).collect::<Vec<_>>());
-    // Before any ACK BBR sets no rate: nothing held, window-limited (IW10).
-    s.check(|e| assert_eq!(e.pacing_next_release(), None));
-    // The ACK of the first segment at 140 ms: RTT 40 ms, pacing = 2.89 · cwnd / srtt, and
-    // cwnd grows by one segment: the two new segments are spaced by the pacing clock.
+    // BBR set its rate at establishment (Linux `bbr_init_pacing_rate_from_rtt`): 2.89 · IW /
+    // the handshake's 100 ms RTT · 99 %. The tenth segment advanced the clock (Linux counts it
+    // in `data_segs_out` before its check); the eleventh would wait.
+    let rate0 = bbr_of(&s.e).pacing_rate_now().expect("rate set at establishment");
+    assert_eq!(rate0, 10_000 * 10 * 739 * 99 / (256 * 100), "10 000 B / 100 ms × 739/256 × 0.99");
+    s.check(|e| assert_eq!(e.pacing_next_release(), Some(100 * MS + 1000 * SEC / rate0)));
+    // The ACK of the first segment at 140 ms: cwnd grows by one segment, the two new segments
+    // are spaced by the pacing clock.
     s.at(140).ack(1000);
-    let rate = bbr_of(&s.e).pacing_rate_now().expect("rate set on the first RTT sample");
+    let rate = bbr_of(&s.e).pacing_rate_now().expect("rate set");
     let out = drain(&mut s.e, 140 * MS);
     assert_eq!(data(&out), [(10_000, 1000)], "one segment now, the next held");
     let gap = 1000 * SEC / rate;

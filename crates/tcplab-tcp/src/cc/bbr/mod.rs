@@ -75,8 +75,14 @@
 //!   21 segments of aggregation, which raised that flow's cwnd target by 21 for 10 rounds;
 //! * no idle-restart handling (`CA_EVENT_TX_START`); the endpoint's slow start after idle is off
 //!   for BBR, as Linux skips it for CCs with `cong_control`;
-//! * before the first RTT sample no pacing rate is set (Linux paces at 2.89 · IW / 1 ms); the
-//!   endpoint sends the first 10 segments unpaced in either case;
+//! * at establishment (`bbr_init`, [`CongestionControl::on_established`]) the min-RTT filter
+//!   starts from the handshake's RTT (Linux `tcp_min_rtt`, which holds the SYN's sample),
+//!   stamped then, and the pacing rate is 2.89 · IW / that RTT (`bbr_init_pacing_rate_from_rtt`);
+//!   without a handshake sample (a retransmitted SYN) no pacing rate is set until the first
+//!   ACK's RTT (Linux paces at 2.89 · IW / 1 ms); the endpoint sends the first 10 segments
+//!   unpaced in either case. Before 2026-11-29 (late) the filter started from the first data
+//!   ACK: a flow whose initial window queued behind three others' (the 4-flow 10 Mbit/s, 50 ms
+//!   validate-linux case) took 60–86 ms as its minimum and sized STARTUP's cwnd on it;
 //! * loss recovery is the variant's recovery module (RACK-TLP for `bbr`; with RFC 6675 no
 //!   losses are reported, so nothing comes off cwnd); BBR's ssthresh is the
 //!   current cwnd (no multiplicative decrease); BBR keeps updating its model on the ACKs inside
@@ -714,6 +720,17 @@ impl CongestionControl for BbrCc {
         let _ = w;
         let now = self.rate.delivered_time;
         self.lt_sample(now, self.lt_input(1, false));
+    }
+
+    /// `bbr_init`: `min_rtt_us = tcp_min_rtt(tp)` (the handshake's RTT) stamped now, and
+    /// `bbr_init_pacing_rate_from_rtt` (high_gain · cwnd / srtt, `has_seen_rtt`).
+    fn on_established(&mut self, now: Nanos, w: &CcWindow, handshake_rtt: Option<Nanos>) {
+        self.min_rtt.stamp = now;
+        let Some(rtt) = handshake_rtt.filter(|r| *r > 0) else { return };
+        self.min_rtt.min_rtt = Some(rtt);
+        self.has_seen_rtt = true;
+        let bw = (w.cwnd as u128 * SEC as u128 / rtt as u128) as u64;
+        self.pacing_rate = Some(Self::rate_for(bw, HIGH_GAIN));
     }
 
     fn pacing_rate(&self) -> Option<u64> {

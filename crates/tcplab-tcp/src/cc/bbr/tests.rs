@@ -270,3 +270,25 @@ fn the_reported_in_flight_grows_with_what_is_sent_after_the_report() {
     d.on_send(MS, 10_000, 1000);
     assert_eq!(d.pipe(), 5000);
 }
+
+#[test]
+fn establishment_seeds_min_rtt_and_the_pacing_rate_from_the_handshake_rtt() {
+    // Linux `bbr_init`: min_rtt_us = tcp_min_rtt(tp) (the SYN's RTT) stamped now, pacing rate
+    // = high_gain · cwnd / srtt · 99 %. A flow whose first data segments queue behind other
+    // flows' initial windows keeps that minimum: a later, larger RTT does not replace it.
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    let w = CcWindow { cwnd: 14_480, ssthresh: u32::MAX, mss: 1448, max_cwnd: u32::MAX };
+    b.on_established(300 * MS, &w, Some(50 * MS));
+    assert_eq!(b.min_rtt.min_rtt, Some(50 * MS));
+    assert_eq!(b.min_rtt.stamp, 300 * MS);
+    // 14 480 B / 50 ms = 289 600 B/s; × 739/256 × 0.99.
+    assert_eq!(b.pacing_rate_now(), Some(BbrCc::rate_for(289_600, HIGH_GAIN)));
+    assert!(!b.min_rtt.update(400 * MS, 86 * MS), "a queued first sample is not a new minimum");
+    assert_eq!(b.min_rtt.min_rtt, Some(50 * MS));
+    // BDP from the handshake's minimum: 300 kB/s × 50 ms = 15 000 B → 11 packets of 1448.
+    assert_eq!(b.bdp_pkts(300_000, UNIT, 1448), 11);
+    // A retransmitted SYN gives no sample: nothing seeded, only the stamp.
+    let mut c = BbrCc::new(BbrParams::DEFAULT, 1);
+    c.on_established(300 * MS, &w, None);
+    assert_eq!((c.min_rtt.min_rtt, c.min_rtt.stamp, c.pacing_rate_now()), (None, 300 * MS, None));
+}
