@@ -16,6 +16,7 @@ mod bench;
 mod bench_cases;
 mod bench_process;
 mod bench_table;
+mod durable;
 mod fmt;
 mod launch;
 mod plot;
@@ -270,8 +271,8 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
     // `text` is the scenario as run (overridden, expanded): the copy scenario.toml gets.
     let (mut sim, text) = prepare_with_limits(&source, &file, seed, &overrides(a), &limits)?;
     drop(source);
-    let staging = rundir::Staging::new(&out)?;
-    rundir::write_scenario(&staging, &text)?;
+    let mut staging = rundir::Staging::new(&out)?;
+    rundir::write_scenario(&mut staging, &text)?;
     drop(text);
 
     // SAFETY: the handler only stores to an atomic.
@@ -322,7 +323,7 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
     // Both come before the trace files' last row groups, and the connections are freed between:
     // their pages go to the Parquet writers' zstd contexts (1.4 MB) instead of new ones.
     traces.drain(&mut sim)?;
-    rundir::write_summary(&staging, &sim, wall)?;
+    rundir::write_summary(&mut staging, &sim, wall)?;
     let all = a.get_flag("all");
     let brief = (!a.get_flag("json")).then(|| table::Brief::of(&sim, wall, all));
     drop(std::mem::take(&mut sim.tcp));
