@@ -36,7 +36,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 
 use launch::exec_python;
 
-use tcplab::run::{fmt_bytes, prepare_with_limits, Limits, Traces, NATIVE_RUNTIME_BYTES};
+use tcplab::run::{fmt_bytes, prepare_with_limits, prepare_with_limits_owned, Limits, Traces, NATIVE_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
 
 /// Why a command stopped: the message (printed after "error: " or as is) and the exit status.
@@ -269,14 +269,15 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
     let max_mem = max_memory(a);
     let limits = Limits { max_memory: max_mem, runtime_bytes: NATIVE_RUNTIME_BYTES, traces: Traces::Streamed };
     // `text` is the scenario as run (overridden, expanded): the copy scenario.toml gets.
-    let (mut sim, text) = prepare_with_limits(&source, &file, seed, &overrides(a), &limits)?;
-    drop(source);
+    let (mut sim, text) = prepare_with_limits_owned(source, &file, seed, &overrides(a), &limits)?;
     let mut staging = rundir::Staging::new(&out)?;
     rundir::write_scenario(&mut staging, &text)?;
     drop(text);
 
     // SAFETY: the handler only stores to an atomic.
     unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    // The parser's, the build's and the estimate's code pages are not run again (resident.rs).
+    tcplab::resident::release_code_pages();
     let t0 = Instant::now();
     let mut meter = fmt::Progress::new(t0);
     let mut stop: Option<Failure> = None;
