@@ -16,6 +16,7 @@ mod bench;
 mod bench_cases;
 mod bench_process;
 mod bench_table;
+mod durable;
 mod fmt;
 mod launch;
 mod plot;
@@ -35,7 +36,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 
 use launch::exec_python;
 
-use tcplab::run::{fmt_bytes, prepare_with_limits, Limits, Traces, NATIVE_RUNTIME_BYTES};
+use tcplab::run::{fmt_bytes, prepare_with_limits, prepare_with_limits_owned, Limits, Traces, NATIVE_RUNTIME_BYTES};
 use tcplab::scenario::ScenarioError;
 
 /// Why a command stopped: the message (printed after "error: " or as is) and the exit status.
@@ -268,14 +269,15 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
     let max_mem = max_memory(a);
     let limits = Limits { max_memory: max_mem, runtime_bytes: NATIVE_RUNTIME_BYTES, traces: Traces::Streamed };
     // `text` is the scenario as run (overridden, expanded): the copy scenario.toml gets.
-    let (mut sim, text) = prepare_with_limits(&source, &file, seed, &overrides(a), &limits)?;
-    drop(source);
-    let staging = rundir::Staging::new(&out)?;
-    rundir::write_scenario(&staging, &text)?;
+    let (mut sim, text) = prepare_with_limits_owned(source, &file, seed, &overrides(a), &limits)?;
+    let mut staging = rundir::Staging::new(&out)?;
+    rundir::write_scenario(&mut staging, &text)?;
     drop(text);
 
     // SAFETY: the handler only stores to an atomic.
     unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    // The parser's, the build's and the estimate's code pages are not run again (resident.rs).
+    tcplab::resident::release_code_pages();
     let t0 = Instant::now();
     let mut meter = fmt::Progress::new(t0);
     let mut stop: Option<Failure> = None;
@@ -322,7 +324,7 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
     // Both come before the trace files' last row groups, and the connections are freed between:
     // their pages go to the Parquet writers' zstd contexts (1.4 MB) instead of new ones.
     traces.drain(&mut sim)?;
-    rundir::write_summary(&staging, &sim, wall)?;
+    rundir::write_summary(&mut staging, &sim, wall)?;
     let all = a.get_flag("all");
     let brief = (!a.get_flag("json")).then(|| table::Brief::of(&sim, wall, all));
     drop(std::mem::take(&mut sim.tcp));

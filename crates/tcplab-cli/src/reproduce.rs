@@ -143,8 +143,8 @@ fn run_task(t: &Task, out: Option<&Path>) -> Result<(String, f64), Failure> {
         let text = String::from_utf8(buf).map_err(|e| Failure::error(e.to_string()))?;
         return Ok((text.trim_end_matches('\n').to_string(), wall));
     };
-    let staging = rundir::Staging::new(out)?;
-    rundir::write_scenario(&staging, &text)?;
+    let mut staging = rundir::Staging::new(out)?;
+    rundir::write_scenario(&mut staging, &text)?;
     drop(text);
     let t0 = Instant::now();
     let mut stop: Option<Failure> = None;
@@ -161,7 +161,7 @@ fn run_task(t: &Task, out: Option<&Path>) -> Result<(String, f64), Failure> {
     }
     let wall = t0.elapsed().as_secs_f64();
     files.drain(&mut sim)?;
-    rundir::write_summary(&staging, &sim, wall)?;
+    rundir::write_summary(&mut staging, &sim, wall)?;
     drop(std::mem::take(&mut sim.tcp));
     let names = files.finish(&sim)?;
     rundir::save(staging, names, &mut sim)?;

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use tcplab::sim::Simulation;
 
+use crate::durable::{self, Budget, Sink, Written};
 use crate::{os_failure, Failure};
 
 /// Files a run directory may hold that tcplab wrote (`tcplab.api._RUN_FILES`).
@@ -52,6 +53,10 @@ pub struct Staging {
     out: PathBuf,
     parent: PathBuf,
     dir: Option<PathBuf>,
+    /// The helper threads its files may use (`durable.rs`).
+    budget: Budget,
+    /// The files written through a [`durable::Sink`]: hashed, and their flushes under way.
+    written: Vec<Written>,
 }
 
 impl Staging {
@@ -61,7 +66,7 @@ impl Staging {
         fs::create_dir_all(&parent).map_err(|e| os_failure(&parent, &e))?;
         let name = out.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let dir = make_temp_dir(&parent, &format!(".{name}.tmp-"))?;
-        Ok(Staging { out: out.to_path_buf(), parent, dir: Some(dir) })
+        Ok(Staging { out: out.to_path_buf(), parent, dir: Some(dir), budget: Budget::new(durable::MAX_THREADS), written: Vec::new() })
     }
 
     pub fn path(&self) -> &Path {
@@ -129,97 +134,58 @@ pub(crate) fn json_str(s: &str) -> String {
 /// COMPLETE.json (`tcplab.rundir.seal`): each file flushed to disk, then listed with its size
 /// and SHA-256; the marker written and flushed last.
 ///
-/// The files are flushed at once, each on a thread of its own, while this thread hashes them:
-/// every file is still on disk before the marker is written, but a journaling filesystem commits
-/// the concurrent flushes together. One after the other, each fsync was a journal commit and a
-/// disk flush of its own: 4-12 ms each on the shared machine, 10-25 % of a 16-flow `tcplab run`
-/// (benches/2026-11-29-proc16.md). The threads are bare pthreads running only fsync: Rust's
-/// thread machinery mapped ~0.25 MB more of the binary and libc into the process (peak RSS).
-fn seal(dir: &Path, names: &[String]) -> std::io::Result<()> {
-    use std::os::unix::io::AsRawFd;
-    let files = names.iter().map(|name| fs::File::open(dir.join(name))).collect::<std::io::Result<Vec<fs::File>>>()?;
-    let syncs: Vec<Fsync> = files.iter().map(|f| Fsync::start(f.as_raw_fd())).collect();
-    let mut entries = Vec::new();
-    let mut hashed = Ok(());
-    for (name, f) in names.iter().zip(&files) {
-        let mut h = Sha256::new();
-        // 64 KB at a time: a 1 MB buffer was half the heap of a small run.
-        let mut r = std::io::BufReader::with_capacity(1 << 16, f);
-        match std::io::copy(&mut r, &mut h) {
-            Ok(size) => {
-                let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-                entries.push(format!("  {{\n   \"name\": {},\n   \"bytes\": {size},\n   \"sha256\": \"{digest}\"\n  }}", json_str(name)));
-            }
-            Err(e) => {
-                hashed = Err(e);
-                break;
+/// The files in `written` were hashed as they were written and their flushes started when they
+/// were closed (`durable.rs`); the others are read and hashed here while they are flushed, at
+/// once, on at most [`durable::MAX_THREADS`] threads: every file is still on disk before the
+/// marker is written, but a journaling filesystem commits the concurrent flushes together. One
+/// after the other, each fsync was a journal commit and a disk flush of its own: 4-12 ms each on
+/// the shared machine, 10-25 % of a 16-flow `tcplab run` (benches/2026-11-29-proc16.md).
+fn seal(dir: &Path, names: &[String], written: Vec<Written>) -> std::io::Result<()> {
+    let mut known: std::collections::HashMap<String, Written> = written.into_iter().map(|w| (w.name.clone(), w)).collect();
+    let others: Vec<&String> = names.iter().filter(|n| !known.contains_key(*n)).collect();
+    let files = others.iter().map(|name| fs::File::open(dir.join(name))).collect::<std::io::Result<Vec<fs::File>>>()?;
+    let (hashed, synced) = durable::with_syncs(&files, durable::MAX_THREADS, || {
+        let mut digests = std::collections::HashMap::new();
+        for (name, f) in others.iter().zip(&files) {
+            let mut h = Sha256::new();
+            // 64 KB at a time: a 1 MB buffer was half the heap of a small run.
+            let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+            let bytes = std::io::copy(&mut r, &mut h)?;
+            digests.insert(name.as_str(), durable::Digest256 { bytes, sha256: h.finalize().into() });
+        }
+        Ok::<_, std::io::Error>(digests)
+    });
+    // every flush is waited for (the files stay open until then), even after a failed read
+    let mut late = Vec::new();
+    let mut waited = Ok(());
+    let mut digests = std::collections::HashMap::new();
+    for name in names {
+        if let Some(w) = known.remove(name) {
+            match w.wait() {
+                Ok((d, unsynced)) => {
+                    late.extend(unsynced);
+                    digests.insert(name.as_str(), d);
+                }
+                Err(e) => waited = waited.and(Err(e)),
             }
         }
     }
-    // every flush is waited for (the files stay open until then), even after a failed read
-    let synced: Vec<std::io::Result<()>> = syncs.into_iter().map(Fsync::wait).collect();
-    synced.into_iter().collect::<std::io::Result<()>>()?;
-    hashed?;
+    let ((), late_synced) = durable::with_syncs(&late, durable::MAX_THREADS, || ());
+    synced?;
+    waited?;
+    late_synced?;
+    digests.extend(hashed?);
+    let entries: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let d = &digests[name.as_str()];
+            format!("  {{\n   \"name\": {},\n   \"bytes\": {},\n   \"sha256\": \"{}\"\n  }}", json_str(name), d.bytes, d.hex())
+        })
+        .collect();
     let text = format!("{{\n \"tcplab_version\": {},\n \"files\": [\n{}\n ]\n}}\n", json_str(tcplab::VERSION), entries.join(",\n"));
     let mut f = fs::File::create(dir.join("COMPLETE.json"))?;
     f.write_all(text.as_bytes())?;
     f.sync_all()
-}
-
-/// An fsync running on a pthread of its own (64 KB of stack; it calls fsync and nothing else),
-/// or done at once where no thread could be started.
-enum Fsync {
-    Thread(libc::pthread_t),
-    Done(std::io::Result<()>),
-}
-
-extern "C" fn fsync_thread(fd: *mut libc::c_void) -> *mut libc::c_void {
-    // SAFETY: fsync on a descriptor the starting thread keeps open until it has joined this one;
-    // errno is this thread's.
-    unsafe {
-        if libc::fsync(fd as usize as libc::c_int) == 0 {
-            std::ptr::null_mut()
-        } else {
-            (*libc::__errno_location()).max(1) as usize as *mut libc::c_void
-        }
-    }
-}
-
-impl Fsync {
-    fn start(fd: libc::c_int) -> Fsync {
-        // SAFETY: the attribute is initialised before use and destroyed after; the thread gets
-        // the descriptor by value, and Fsync::wait joins it before the descriptor is closed.
-        unsafe {
-            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-            if libc::pthread_attr_init(&mut attr) == 0 {
-                libc::pthread_attr_setstacksize(&mut attr, 64 << 10);
-                let mut t: libc::pthread_t = 0;
-                let r = libc::pthread_create(&mut t, &attr, fsync_thread, fd as usize as *mut libc::c_void);
-                libc::pthread_attr_destroy(&mut attr);
-                if r == 0 {
-                    return Fsync::Thread(t);
-                }
-            }
-            Fsync::Done(if libc::fsync(fd) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) })
-        }
-    }
-
-    fn wait(self) -> std::io::Result<()> {
-        match self {
-            Fsync::Done(r) => r,
-            Fsync::Thread(t) => {
-                let mut ret: *mut libc::c_void = std::ptr::null_mut();
-                // SAFETY: t is a joinable thread started by Fsync::start, joined once.
-                if unsafe { libc::pthread_join(t, &mut ret) } != 0 {
-                    return Err(std::io::Error::other("cannot join the fsync thread"));
-                }
-                match ret as usize {
-                    0 => Ok(()),
-                    errno => Err(std::io::Error::from_raw_os_error(errno as i32)),
-                }
-            }
-        }
-    }
 }
 
 /// The process's umask, read once: reading it sets it for a moment, which another thread's
@@ -252,15 +218,30 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
 }
 
 /// Write scenario.toml (the scenario as run) into the staging directory: before the run, so
-/// the text need not be held through it (1.9 MB at 4,096 flows).
-pub fn write_scenario(staging: &Staging, text: &str) -> Result<(), Failure> {
-    fs::write(staging.path().join("scenario.toml"), text).map_err(|e| os_failure(&staging.out.join("scenario.toml"), &e))
+/// the text need not be held through it (1.9 MB at 4,096 flows); its flush to disk goes on
+/// during the run.
+pub fn write_scenario(staging: &mut Staging, text: &str) -> Result<(), Failure> {
+    let shown = staging.out.join("scenario.toml");
+    let written = fs::File::create(staging.path().join("scenario.toml")).and_then(|f| {
+        let mut sink = Sink::new("scenario.toml", f, &staging.budget);
+        sink.write_all(text.as_bytes())?;
+        sink.finish()
+    });
+    staging.written.push(written.map_err(|e| os_failure(&shown, &e))?);
+    Ok(())
 }
 
-/// Write summary.json into the staging directory, streamed from the finished simulation.
-pub fn write_summary(staging: &Staging, sim: &Simulation, wall_s: f64) -> Result<(), Failure> {
-    let path = staging.path().join("summary.json");
-    fs::File::create(&path).and_then(|f| tcplab::summary::write_json_streamed(sim, wall_s, f)).map_err(|e| os_failure(&staging.out.join("summary.json"), &e))
+/// Write summary.json into the staging directory, streamed from the finished simulation (and
+/// hashed on its way, on a thread of its own past the first megabyte).
+pub fn write_summary(staging: &mut Staging, sim: &Simulation, wall_s: f64) -> Result<(), Failure> {
+    let shown = staging.out.join("summary.json");
+    let written = fs::File::create(staging.path().join("summary.json")).and_then(|f| {
+        let mut sink = Sink::new("summary.json", f, &staging.budget);
+        tcplab::summary::write_json_streamed(sim, wall_s, &mut sink)?;
+        sink.finish()
+    });
+    staging.written.push(written.map_err(|e| os_failure(&shown, &e))?);
+    Ok(())
 }
 
 /// Finish the run directory: beside summary.json ([`write_summary`]), scenario.toml
@@ -279,7 +260,7 @@ pub fn save(mut staging: Staging, trace_files: Vec<&'static str>, sim: &mut Simu
         fs::write(tmp.join(&fname), bytes).map_err(|e| io(&fname, e))?;
         names.push(fname);
     }
-    seal(&tmp, &names).map_err(|e| io("COMPLETE.json", e))?;
+    seal(&tmp, &names, std::mem::take(&mut staging.written)).map_err(|e| io("COMPLETE.json", e))?;
     fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755 & !umask())).map_err(|e| io("", e))?;
     if fs::symlink_metadata(&out).is_ok() {
         check_replaceable(&out)?;
@@ -305,35 +286,33 @@ pub fn save(mut staging: Staging, trace_files: Vec<&'static str>, sim: &mut Simu
 mod tests {
     use super::*;
 
-    /// An fsync that fails on its thread comes back as the error (not as success).
-    #[test]
-    fn fsync_thread_reports_its_error() {
-        let e = Fsync::start(-1).wait().expect_err("fsync of a closed descriptor fails");
-        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
-        let f = fs::File::open(std::env::current_exe().unwrap()).unwrap();
-        use std::os::unix::io::AsRawFd;
-        Fsync::start(f.as_raw_fd()).wait().expect("fsync of an open file");
-    }
-
     /// The marker lists every file with its size and SHA-256, in the order given.
     #[test]
     fn seal_lists_each_file_with_its_digest() {
         let dir = make_temp_dir(&std::env::temp_dir(), ".tcplab-seal-test-").unwrap_or_else(|f| panic!("{}", f.message));
         fs::write(dir.join("a.txt"), b"abc").unwrap();
         fs::write(dir.join("b.txt"), b"").unwrap();
-        let r = seal(&dir, &["a.txt".into(), "b.txt".into()]);
+        // c.txt as summary.json is written: hashed on its way
+        let budget = Budget::new(durable::MAX_THREADS);
+        let mut sink = Sink::new("c.txt", fs::File::create(dir.join("c.txt")).unwrap(), &budget);
+        sink.write_all(b"abc").unwrap();
+        let c = sink.finish().unwrap();
+        let r = seal(&dir, &["a.txt".into(), "c.txt".into(), "b.txt".into()], vec![c]);
         let marker = fs::read_to_string(dir.join("COMPLETE.json"));
-        let missing = seal(&dir, &["a.txt".into(), "none.txt".into()]);
+        let missing = seal(&dir, &["a.txt".into(), "none.txt".into()], Vec::new());
         let _ = fs::remove_dir_all(&dir);
         r.unwrap();
         let m: serde_json::Value = serde_json::from_str(&marker.unwrap()).unwrap();
         let files = m["files"].as_array().unwrap();
-        assert_eq!(files.len(), 2);
+        assert_eq!(files.len(), 3);
         assert_eq!(files[0]["name"], "a.txt");
         assert_eq!(files[0]["bytes"], 3);
         assert_eq!(files[0]["sha256"], "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert_eq!(files[1]["bytes"], 0);
-        assert_eq!(files[1]["sha256"], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(files[1]["name"], "c.txt");
+        assert_eq!(files[1]["sha256"], files[0]["sha256"]);
+        assert_eq!(files[2]["name"], "b.txt");
+        assert_eq!(files[2]["bytes"], 0);
+        assert_eq!(files[2]["sha256"], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assert_eq!(missing.expect_err("a missing file fails the seal").kind(), std::io::ErrorKind::NotFound);
     }
 }

@@ -99,12 +99,12 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             rate_bps: rate.round() as u64,
             delay: span,
             positions,
-            overhead_bytes: link_bytes(ctx, f("overhead"), cfg.overhead.map_or(DEFAULT_LAN_OVERHEAD, |s| s.0))?,
-            min_packet_bytes: link_bytes(ctx, f("min_packet"), cfg.min_packet.map_or(DEFAULT_LAN_MIN_PACKET, |s| s.0))?,
+            overhead_bytes: link_bytes(ctx, || f("overhead"), cfg.overhead.map_or(DEFAULT_LAN_OVERHEAD, |s| s.0))?,
+            min_packet_bytes: link_bytes(ctx, || f("min_packet"), cfg.min_packet.map_or(DEFAULT_LAN_MIN_PACKET, |s| s.0))?,
             gap: SimTime::ZERO,
         };
         params.gap = cfg.gap.map_or_else(|| params.bit_times(GAP_BITS), |d| d.0);
-        let mtu = link_bytes(ctx, f("mtu"), cfg.mtu.map_or(DEFAULT_LAN_MTU, |s| s.0))?;
+        let mtu = link_bytes(ctx, || f("mtu"), cfg.mtu.map_or(DEFAULT_LAN_MTU, |s| s.0))?;
         if mtu == 0 || mtu < params.min_packet_bytes {
             return Err(ctx.err(f("mtu"), format!("mtu must be positive and at least min_packet ({} B), got {mtu} B", params.min_packet_bytes)));
         }
@@ -125,8 +125,8 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
             delay: params.delay, // per direction below when positions are given
             overhead_bytes: params.overhead_bytes,
             mtu_bytes: mtu,
-            loss: prob(ctx, f("loss"), cfg.loss)?,
-            corruption: prob(ctx, f("corruption"), cfg.corruption)?,
+            loss: prob(ctx, || f("loss"), cfg.loss)?,
+            corruption: prob(ctx, || f("corruption"), cfg.corruption)?,
         };
         let lan_ix = out.len() as u32;
         let first_direction = links.len();
@@ -141,7 +141,7 @@ pub(super) fn lans(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node], 
                 if links.iter().any(|l| l.name == name) {
                     return Err(ctx.err(f("nodes"), format!("{name} is already a link direction; two nodes may share one link or one segment, not both")));
                 }
-                let queue = queues::make_queue(ctx, f("queue"), cfg.queue.as_ref(), params.rate_bps, rngs, &name)?;
+                let queue = queues::make_queue(ctx, || f("queue"), cfg.queue.as_ref(), params.rate_bps, rngs, &name)?;
                 let trace = sc.run.trace.links.iter().any(|t| t == "all" || *t == name || *t == cfg.name);
                 let watched = trace || sc.run.monitor_links.iter().any(|t| t == "all" || *t == name || *t == cfg.name);
                 let idx = links.len() as u64;

@@ -55,15 +55,16 @@ fn set_params(q: &QueueCfg) -> Vec<(&'static str, ParamValue)> {
     v.into_iter().map(|(k, x)| (k, x.unwrap())).collect()
 }
 
-pub(super) fn make_queue(ctx: &Ctx, field: String, q: Option<&QueueCfg>, rate_bps: u64, rngs: &RngStreams, direction: &str) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+/// `field` names the queue in an error (made only then).
+pub(super) fn make_queue(ctx: &Ctx, field: impl Fn() -> String, q: Option<&QueueCfg>, rate_bps: u64, rngs: &RngStreams, direction: &str) -> Result<Box<dyn QueueDisc>, ScenarioError> {
     let Some(q) = q else { return Ok(Box::new(DropTail::new(QueueLimit::Packets(DEFAULT_QUEUE_PKTS), false))) };
-    let disc = Discipline::lookup(&q.kind).map_err(|m| ctx.err(format!("{field}.kind"), m))?;
+    let disc = Discipline::lookup(&q.kind).map_err(|m| ctx.err(format!("{}.kind", field()), m))?;
     let limit = match q.limit.0 {
         QueueSize::Packets(n) => QueueLimit::Packets(n),
         QueueSize::Bytes(b) => QueueLimit::Bytes(b),
     };
     let setup = QueueSetup { limit, link_rate_bps: rate_bps, rng: queue_stream(rngs, &q.kind, direction) };
     let set = set_params(q);
-    let made = disc.make(setup, &Params { set: &set }).map_err(|(k, m)| ctx.err(format!("{field}.{k}"), m))?;
+    let made = disc.make(setup, &Params { set: &set }).map_err(|(k, m)| ctx.err(format!("{}.{k}", field()), m))?;
     Ok(if q.stats == Some(true) { crate::net::measured::Measured::wrap(made) } else { made })
 }

@@ -105,17 +105,17 @@ pub(super) fn links(ctx: &Ctx, sc: &Scenario, rngs: &RngStreams, nodes: &[Node],
             let params = LinkParams {
                 rate_bps: rate.round() as u64,
                 delay: ov.delay.unwrap_or(l.delay).0,
-                overhead_bytes: link_bytes(ctx, f("overhead"), ov.overhead.or(l.overhead).map_or(0, |s| s.0))?,
-                mtu_bytes: link_bytes(ctx, f("mtu"), ov.mtu.or(l.mtu).map_or(DEFAULT_MTU as u64, |s| s.0))?,
-                loss: prob(ctx, f("loss"), ov.loss.or(l.loss))?,
-                corruption: prob(ctx, f("corruption"), ov.corruption.or(l.corruption))?,
+                overhead_bytes: link_bytes(ctx, || f("overhead"), ov.overhead.or(l.overhead).map_or(0, |s| s.0))?,
+                mtu_bytes: link_bytes(ctx, || f("mtu"), ov.mtu.or(l.mtu).map_or(DEFAULT_MTU as u64, |s| s.0))?,
+                loss: prob(ctx, || f("loss"), ov.loss.or(l.loss))?,
+                corruption: prob(ctx, || f("corruption"), ov.corruption.or(l.corruption))?,
             };
             if params.mtu_bytes == 0 {
                 return Err(ctx.err(f("mtu"), "mtu must be positive"));
             }
             let idx = links.len() as u64;
             let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
-            let queue = queues::make_queue(ctx, f("queue"), ov.queue.as_deref().or(l.queue.as_deref()), params.rate_bps, rngs, &name)?;
+            let queue = queues::make_queue(ctx, || f("queue"), ov.queue.as_deref().or(l.queue.as_deref()), params.rate_bps, rngs, &name)?;
             if names.insert(name.clone(), i).is_some() {
                 return Err(ctx.err(format!("links[{i}]"), format!("a second link joins {} and {}; parallel links are not supported", l.a, l.b)));
             }
