@@ -276,8 +276,6 @@ fn run(a: &ArgMatches) -> Result<(), Failure> {
 
     // SAFETY: the handler only stores to an atomic.
     unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
-    // The parser's, the build's and the estimate's code pages are not run again (resident.rs).
-    tcplab::resident::release_code_pages();
     let t0 = Instant::now();
     let mut meter = fmt::Progress::new(t0);
     let mut stop: Option<Failure> = None;

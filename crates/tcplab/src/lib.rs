@@ -14,7 +14,6 @@ pub mod engine;
 pub mod front_api;
 pub mod memory;
 pub mod net;
-pub mod resident;
 pub mod run;
 pub mod scenario;
 pub mod sim;

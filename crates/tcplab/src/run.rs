@@ -131,14 +131,13 @@ pub fn prepare_with_limits(
     limits: &Limits,
 ) -> Result<(Simulation, String), ScenarioError> {
     let (sc, new_text, x) = load_text(text, file, overrides)?;
-    check_and_build(sc, new_text, x, text, file, seed, overrides, limits, false)
+    check_and_build(sc, new_text, x, text, file, seed, overrides, limits)
 }
 
 /// [`prepare_with_limits`] for a caller that gives its text up (`tcplab run`): when no override
 /// or template changed it, the text as run is the file's text, and the build holds one copy of it
 /// instead of two (1.9 MB each at 4,096 flows, at the run's peak). The errors are the same: they
-/// are located in a text equal to the file's. For a process that runs this one scenario: the
-/// code pages of the parser are given back before the build (`resident.rs`).
+/// are located in a text equal to the file's.
 pub fn prepare_with_limits_owned(
     text: String,
     file: &str,
@@ -148,13 +147,11 @@ pub fn prepare_with_limits_owned(
 ) -> Result<(Simulation, String), ScenarioError> {
     let (sc, new_text, x) = load_text(&text, file, overrides)?;
     let original = (new_text != text).then_some(text);
-    check_and_build(sc, new_text, x, original.as_deref(), file, seed, overrides, limits, true)
+    check_and_build(sc, new_text, x, original.as_deref(), file, seed, overrides, limits)
 }
 
 /// The memory check and the build of a loaded scenario; errors are pointed at `original` (the
-/// user's text; `None` when it is the text as run); with `release_code`, the code pages run so far
-/// are given back before the build ([`crate::resident::release_code_pages`]: at 4,096 flows the
-/// build is the run's peak, and the TOML reader's code is not run again).
+/// user's text; `None` when it is the text as run).
 #[allow(clippy::too_many_arguments)]
 fn check_and_build<'a>(
     sc: crate::scenario::Scenario,
@@ -165,7 +162,6 @@ fn check_and_build<'a>(
     seed: Option<u64>,
     overrides: &[String],
     limits: &Limits,
-    release_code: bool,
 ) -> Result<(Simulation, String), ScenarioError> {
     let original = original.into();
     let text = original.unwrap_or(&new_text);
@@ -173,9 +169,6 @@ fn check_and_build<'a>(
     // The TOML document is gone, and after the build the parsed scenario: their pages go back
     // before the simulation's own are touched, so the peak is the larger of the two, not the sum.
     crate::memory::release_free_pages();
-    if release_code {
-        crate::resident::release_code_pages();
-    }
     let sim = build(&sc, &new_text, file, seed).map_err(|e| fix_error(e, text, overrides, x.as_ref()))?;
     drop(sc);
     crate::memory::release_free_pages();
