@@ -129,10 +129,8 @@ pub struct Simulation {
     /// The measurement window, if the scenario asks for one.
     pub measure: Option<MeasureWindow>,
     ended: bool,
-    /// The event loop's prefetch distance if forced (`None`: by size), and the endpoint bytes
-    /// it prefetches (see [`prefetch`]).
+    /// The event loop's prefetch distance if forced (`None`: by size; see [`prefetch`]).
     pub prefetch: Option<u8>,
-    pub prefetch_ep: usize,
     /// Real datagrams (emulation) that reached their destination node, for the emulator to
     /// write out; always empty in a simulation.
     pub raw_out: Vec<RawDelivery>,
@@ -199,7 +197,6 @@ impl Simulation {
             measure: None,
             ended: false,
             prefetch: prefetch::forced_distance(),
-            prefetch_ep: prefetch::forced_ep_bytes(),
             raw_out: Vec::new(),
         };
         for i in 0..sim.udp.len() {
