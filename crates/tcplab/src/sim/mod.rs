@@ -129,7 +129,7 @@ pub struct Simulation {
     /// The measurement window, if the scenario asks for one.
     pub measure: Option<MeasureWindow>,
     ended: bool,
-    /// The event loop's prefetch distance if forced (`None`: by size; see [`prefetch`]).
+    /// The event loop's prefetch distance if set (`None`: off; see [`prefetch`]).
     pub prefetch: Option<u8>,
     /// Real datagrams (emulation) that reached their destination node, for the emulator to
     /// write out; always empty in a simulation.

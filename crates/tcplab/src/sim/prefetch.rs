@@ -13,18 +13,15 @@
 //! the simulation sees; the golden digests are run with it on), and a wrong hint costs a few
 //! wasted loads.
 //!
-//! Off when the flows' state fits a core's cache (it would only add instructions there: ~16
-//! flows) — see [`Simulation::prefetch_distance`]; `TCPLAB_PREFETCH=0|1|2` forces a distance
-//! (for A/B timing), read when the simulation is built.
+//! Off by default: measured on the project's 2-core machine under other builds (load 6-9,
+//! 2026-11-29), distance 2 added 97 instructions per event at 4,096 flows (538 -> 635; distance
+//! 1: 610) and no wall-clock or CPU-time gain could be told from the noise (paired medians
+//! 0.96-1.03). `TCPLAB_PREFETCH=1|2` turns it on (read when the simulation is built), for
+//! measuring on a quiet machine; `Simulation::prefetch` sets it from code.
 
-use super::{Event, Simulation, TcpConn};
+use super::{Event, Simulation};
 use crate::engine::SimTime;
-use crate::net::link::Link;
 use crate::net::packet::PacketKind;
-
-/// Above this many bytes of per-flow state (connection slots and link directions) prefetching
-/// is on: a typical per-core L2 (2 MB here; callgrind's model of the last level in the issue).
-const CACHE_BYTES: usize = 2 << 20;
 
 /// The link lines a transmission end or an enqueue reads: line 0 (transmitter, pipe head) and
 /// the monitor's two (`Link`'s layout); an arrival at the far end reads line 0 only.
@@ -59,13 +56,9 @@ fn prefetch<const N: usize, T>(r: &T) {
 }
 
 impl Simulation {
-    /// The prefetch distance used now: forced, or 2 when the per-flow state outgrows
-    /// [`CACHE_BYTES`], else 0. (Re-read at every slice: traffic sources add connections.)
+    /// The prefetch distance used: forced, else 0 (see the module documentation).
     pub fn prefetch_distance(&self) -> u8 {
-        self.prefetch.unwrap_or_else(|| {
-            let bytes = self.tcp.len() * size_of::<TcpConn>() + self.links.len() * size_of::<Link>();
-            if bytes > CACHE_BYTES { 2 } else { 0 }
-        })
+        self.prefetch.unwrap_or(0)
     }
 
     /// Like [`Simulation::run_until`], stopping after `max_events` events: `Some(ended)` when
