@@ -195,7 +195,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Bring the minimum into the now-bucket (false if empty).
-    #[inline(always)]
+    #[inline]
     fn settle(&mut self) -> bool {
         if self.now_head < self.now_bucket.len() {
             return true;
@@ -207,11 +207,7 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
-    /// The now-bucket is used up: refill it from the lowest non-empty bucket. Always inlined
-    /// (as the queue's other steps the event loop takes): the loop exists once per prefetch
-    /// distance (`sim::prefetch`), and with several callers LLVM kept these out of line, ~23
-    /// instructions more per event on the 16-flow dumbbell.
-    #[inline(always)]
+    /// The now-bucket is used up: refill it from the lowest non-empty bucket.
     fn settle_slow(&mut self) {
         self.now_bucket.clear();
         self.now_head = 0;
@@ -258,33 +254,12 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Time of the next pending event, if any.
-    #[inline(always)]
+    #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
         if !self.settle() {
             return None;
         }
         Some(SimTime(self.last))
-    }
-
-    /// The `k`-th event to pop from here (`k` = 0: the next), as far as the queue can tell
-    /// without changing: a hint for prefetching what that event will touch (`sim::prefetch`).
-    /// Exact within the now-bucket (its events pop in order, and whatever is scheduled before
-    /// they pop is appended after them); beyond it, the `k`-th event of the lowest non-empty
-    /// bucket, which is the next one when that bucket holds a single event or a single time,
-    /// and a guess otherwise (its minimum is found only when it settles; and an event scheduled
-    /// meanwhile may come first). A wrong hint costs a useless prefetch, nothing else.
-    #[inline(always)]
-    pub fn upcoming(&self, k: usize) -> Option<&E> {
-        let rest = self.now_bucket.get(self.now_head..).unwrap_or(&[]);
-        if let Some(e) = rest.get(k) {
-            return Some(&e.event);
-        }
-        if self.levels_occupied == 0 {
-            return None;
-        }
-        let level = self.levels_occupied.trailing_zeros() as usize & (LEVEL_WORDS - 1);
-        let digit = self.digits_occupied[level].trailing_zeros() as usize & (DIGITS - 1);
-        self.buckets[level * DIGITS + digit].get(k - rest.len()).map(|e| &e.event)
     }
 
     /// Pop the earliest event and advance the clock to its time.
@@ -298,7 +273,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// [`EventQueue::pop`] right after a [`EventQueue::peek_time`] that returned `Some` (and no
     /// schedule in between): the event loop's pop, without settling twice.
-    #[inline(always)]
+    #[inline]
     pub fn pop_peeked(&mut self) -> (SimTime, E) {
         debug_assert!(self.now_head < self.now_bucket.len(), "pop_peeked without a peek");
         let e = self.now_bucket[self.now_head];
@@ -486,63 +461,6 @@ mod tests {
         }
         assert_eq!(order.len(), reference.len());
         assert!(order.windows(2).all(|w| w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1)));
-    }
-
-    /// `upcoming`, the prefetch hint: exact after a settle and within the now-bucket, exact
-    /// for lone events, and otherwise always a pending event (never a popped or invented one).
-    #[test]
-    fn upcoming_names_the_next_events() {
-        let mut q = EventQueue::new();
-        assert_eq!(q.upcoming(0), None);
-        // Equal times: the now-bucket, in order.
-        for v in 0..3u32 {
-            q.schedule(SimTime(7), v);
-        }
-        q.schedule(SimTime(1_000), 10);
-        q.schedule(SimTime(90_000), 11);
-        assert_eq!(q.peek_time(), Some(SimTime(7)));
-        assert_eq!((q.upcoming(0), q.upcoming(1), q.upcoming(2)), (Some(&0), Some(&1), Some(&2)));
-        assert_eq!(q.pop().map(|e| e.1), Some(0));
-        assert_eq!((q.upcoming(0), q.upcoming(1)), (Some(&1), Some(&2)));
-        q.pop();
-        q.pop();
-        // The now-bucket is used up: lone events in their buckets are the next ones.
-        assert_eq!(q.upcoming(0), Some(&10));
-        assert_eq!(q.pop().map(|e| e.1), Some(10));
-        assert_eq!(q.upcoming(0), Some(&11));
-        assert_eq!(q.upcoming(1), None);
-        assert_eq!(q.pop().map(|e| e.1), Some(11));
-        assert_eq!(q.upcoming(0), None);
-
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(28);
-        let mut pending = std::collections::HashSet::new();
-        let (mut now, mut hits, mut pops) = (0u64, 0, 0);
-        for op in 0..200_000u32 {
-            if rng.gen_range(0..100) < 50 {
-                let dt = if rng.gen_bool(0.2) { 0 } else { rng.gen_range(0..100_000) };
-                q.schedule(SimTime(now + dt), op);
-                pending.insert(op);
-                continue;
-            }
-            for k in 0..2 {
-                if let Some(v) = q.upcoming(k) {
-                    assert!(pending.contains(v), "op {op}: hint {k} names {v}, not pending");
-                }
-            }
-            let hint = q.upcoming(0).copied();
-            let settled = q.peek_time().and(q.upcoming(0).copied());
-            if let Some((t, v)) = q.pop() {
-                assert_eq!(settled, Some(v), "op {op}: after a settle the hint is exact");
-                now = t.0;
-                pending.remove(&v);
-                pops += 1;
-                hits += (hint == Some(v)) as u32;
-            }
-        }
-        // Without a settle the hint is a guess only where a bucket holds several times; here,
-        // with many events per bucket, it still names the next event most of the time.
-        assert!(pops > 50_000 && hits * 2 > pops, "{hits} hints right of {pops}");
     }
 
     /// A peek that settles on a later event, then a schedule before it (the re-base path).

@@ -253,12 +253,6 @@ impl Link {
         (id, Some(SimTime(next.at)))
     }
 
-    /// The packet that arrives next (a prefetch hint, `sim::prefetch`).
-    #[inline]
-    pub fn pipe_first(&self) -> Option<PacketId> {
-        (self.pipe_len > 0).then_some(self.pipe_head.id)
-    }
-
     /// Packets on the wire.
     pub fn pipe_len(&self) -> usize {
         self.pipe_len as usize

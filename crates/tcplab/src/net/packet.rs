@@ -189,11 +189,6 @@ impl PacketPool {
     pub fn take_raw(&mut self, id: PacketId) -> Vec<u8> {
         self.raw.get_mut(id as usize).map(std::mem::take).unwrap_or_default()
     }
-    /// Packet `id`, if `id` names a slot (live or free): for a prefetch hint, which must not panic.
-    #[inline]
-    pub fn slot(&self, id: PacketId) -> Option<&Packet> {
-        self.slots.get(id as usize)
-    }
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id as usize]

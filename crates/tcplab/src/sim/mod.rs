@@ -6,7 +6,6 @@
 
 pub mod lan;
 mod measure;
-mod prefetch;
 pub mod tcp;
 pub use lan::Lan;
 pub use tcp::{fold_stats, is_bsd, tick_hosts, TcpConn, TrafficConn};
@@ -129,10 +128,6 @@ pub struct Simulation {
     /// The measurement window, if the scenario asks for one.
     pub measure: Option<MeasureWindow>,
     ended: bool,
-    /// The event loop's prefetch distance if forced (`None`: by size), and the endpoint bytes
-    /// it prefetches (see [`prefetch`]).
-    pub prefetch: Option<u8>,
-    pub prefetch_ep: usize,
     /// Real datagrams (emulation) that reached their destination node, for the emulator to
     /// write out; always empty in a simulation.
     pub raw_out: Vec<RawDelivery>,
@@ -198,8 +193,6 @@ impl Simulation {
             tick_pending: Vec::new(),
             measure: None,
             ended: false,
-            prefetch: prefetch::forced_distance(),
-            prefetch_ep: prefetch::forced_ep_bytes(),
             raw_out: Vec::new(),
         };
         for i in 0..sim.udp.len() {
@@ -280,6 +273,57 @@ impl Simulation {
     /// once the run has ended. Lets a caller step a simulation and look at it between steps.
     pub fn run_until(&mut self, t: SimTime) -> bool {
         self.run_until_bounded(t, u64::MAX).expect("unbounded")
+    }
+
+    /// Like [`Simulation::run_until`], stopping after `max_events` events: `Some(ended)` when
+    /// `t` (or the end) was reached, `None` when the budget ran out first.
+    pub fn run_until_bounded(&mut self, t: SimTime, max_events: u64) -> Option<bool> {
+        if self.ended {
+            return Some(true);
+        }
+        let mut budget = max_events;
+        while let Some(at) = self.events.peek_time() {
+            if at > t {
+                return Some(false);
+            }
+            if budget == 0 {
+                return None;
+            }
+            budget -= 1;
+            let (now, ev) = self.events.pop_peeked();
+            match ev {
+                Event::TxDone(l) => self.tx_done(now, l),
+                Event::Arrive(l) => self.arrive(now, l),
+                Event::Processed { node, pkt } => {
+                    self.conservation.in_processing -= 1;
+                    self.at_node(now, node, pkt)
+                }
+                Event::SendProcessed { link, pkt } => {
+                    self.conservation.in_processing -= 1;
+                    self.link_enqueue(now, link, pkt)
+                }
+                Event::Source(s) => self.source_fire(now, s),
+                Event::BurstNext(s) => self.burst_next(now, s),
+                Event::TcpTimer { conn, side, gen } => self.tcp_on_timer(now, conn, side, gen),
+                Event::TcpStart(c) => self.tcp_start(now, c),
+                Event::TcpStop(c) => self.tcp_stop(now, c),
+                Event::Tick { host, slow } => self.bsd_tick(now, host, slow),
+                Event::ConvArrival(s) => self.conv_arrival(now, s),
+                Event::AppWake { conn, gen } => self.on_app_wake(now, conn, gen),
+                Event::Lan { lan, station, gen } => self.lan_timer(now, lan as u32, station as u32, gen),
+                Event::Measure(end) => self.measure_edge(now, end),
+                Event::Stop => {
+                    self.ended = true;
+                    return Some(true);
+                }
+            }
+            if self.stop_when_done && self.finished_at.is_some() {
+                self.ended = true;
+                return Some(true);
+            }
+        }
+        self.ended = true;
+        Some(true)
     }
 
     pub fn now(&self) -> SimTime {
