@@ -119,6 +119,8 @@ pub const MIN_CWND_PKTS: u32 = 4;
 /// Bandwidth growth that counts as "still growing" in STARTUP (×1.25), and the rounds without it.
 const FULL_BW_THRESH: u64 = UNIT * 5 / 4;
 const FULL_BW_COUNT: u32 = 3;
+/// Linux `sysctl_tcp_min_rtt_wlen` (300 s): the window of the connection's minimum RTT.
+const TCP_MIN_RTT_WLEN: Nanos = 300 * SEC;
 /// Linux `bbr_min_tso_rate` (1.2 Mbit/s) in bytes/s.
 const MIN_TSO_RATE: u64 = 1_200_000 / 8;
 /// Linux `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (x86-64).
@@ -240,6 +242,9 @@ pub struct BbrCc {
     /// SACKed before).
     delivered_mark: u64,
     acked_sacked: u64,
+    /// The connection's windowed minimum RTT (Linux `tp->rtt_min`, `tcp_min_rtt`), stored as
+    /// `u64::MAX − rtt` in a windowed max: the rate estimator's floor on sample intervals.
+    tcp_min_rtt: WindowedMax,
     /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
     pub transitions: Vec<(Nanos, Mode)>,
     /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
@@ -284,6 +289,7 @@ impl BbrCc {
             cwnd_set_this_ack: false,
             delivered_mark: 0,
             acked_sacked: 0,
+            tcp_min_rtt: WindowedMax::default(),
             transitions: vec![(0, Mode::Startup)],
             phases: Vec::new(),
             probe_rtt_min_stamps: Vec::new(),
@@ -298,6 +304,13 @@ impl BbrCc {
         } else {
             self.bw.get()
         }
+    }
+
+    /// The connection's minimum RTT over the last 300 s (Linux `tcp_min_rtt`, kept by
+    /// `tcp_update_rtt_min` from every ACK's RTT), None before the first sample.
+    pub fn tcp_min_rtt(&self) -> Option<Nanos> {
+        let v = self.tcp_min_rtt.get();
+        (v != 0).then(|| u64::MAX - v)
     }
 
     /// The windowed max of the delivery-rate samples, bytes/s (`bbr_max_bw`).
@@ -390,7 +403,15 @@ impl BbrCc {
         let now = s.now;
         self.cons.on_ack(s.snd_una);
         let cum_acked = s.bytes_acked as u64;
-        let rs = self.rate.on_ack(now, s.snd_una, cum_acked, self.min_rtt.min_rtt);
+        // `rs->rtt_us` (Linux `tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): the RTT of the last
+        // segment this ACK newly SACKed that was never retransmitted, else the cumulative ACK's.
+        // It reaches the connection's minimum (`tcp_update_rtt_min`) before the rate sample is
+        // judged against that minimum (`tcp_rate_gen`), then BBR's min-RTT filter.
+        let rtt = self.rate.take_sack_rtt(now).or(s.fine_rtt).or(s.rtt);
+        if let Some(r) = rtt {
+            self.tcp_min_rtt.update(TCP_MIN_RTT_WLEN, now, u64::MAX - r.max(1));
+        }
+        let rs = self.rate.on_ack(now, s.snd_una, cum_acked, self.tcp_min_rtt());
         // Linux's cwnd and aggregation arithmetic take `rs->acked_sacked` (`tcp_ack`:
         // `tp->delivered` before and after the ACK), not the cumulative advance: data SACKed
         // earlier and now covered by the cumulative ACK was counted when it was SACKed.
@@ -401,7 +422,9 @@ impl BbrCc {
         self.update_cycle_phase(now, prior_in_flight, w.mss);
         self.check_full_bw_reached(rs);
         self.check_drain(now, w.mss);
-        self.update_min_rtt(now, s.fine_rtt.or(s.rtt), w);
+        // `rs->rtt_us` (Linux `tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): the RTT of the last
+        // segment this ACK newly SACKed that was never retransmitted, else the cumulative ACK's.
+        self.update_min_rtt(now, rtt, w);
         self.update_gains();
         self.set_pacing_rate(view, w);
         self.set_cwnd(w, acked);
@@ -659,8 +682,11 @@ impl CongestionControl for BbrCc {
         w.cwnd
     }
 
-    fn on_send(&mut self, now: Nanos, seq: u64, len: u32, _retransmit: bool) {
+    fn on_send(&mut self, now: Nanos, seq: u64, len: u32, retransmit: bool) {
         self.rate.on_send(now, seq, len);
+        if retransmit {
+            self.rate.mark_retransmitted(seq, seq + len as u64);
+        }
     }
 
     fn on_marked_lost(&mut self, bytes: u64) {
@@ -724,3 +750,4 @@ impl CongestionControl for BbrCc {
         Some(self)
     }
 }
+
