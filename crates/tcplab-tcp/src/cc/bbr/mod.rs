@@ -62,13 +62,19 @@
 //!   reorder timer are not an ACK's and do not count, as in Linux); a duplicate (SACK-only) ACK
 //!   in recovery, which Linux runs through `bbr_main` too, deducts its losses and grows cwnd by
 //!   the segment it SACKed towards the target, without a rate sample;
+//! * rate samples are judged against the connection's minimum RTT over 300 s (Linux
+//!   `tcp_min_rtt`, from every ACK's RTT before the sample; [`BbrCc::tcp_min_rtt`]), as
+//!   `tcp_rate_gen`; before 2026-11-29 (late) against BBR's 10-s min_rtt, which an expired filter
+//!   may replace by a queue-inflated sample (PROBE_RTT then never ended on a 200 ms path);
+//!   `FLAG_ACK_MAYBE_DELAYED` is not modelled; the cumulative ACK's RTT is the send log's;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
 //! * a duplicate ACK that newly SACKs data runs `bbr_main` on that ACK, in and out of recovery
 //!   ([`CongestionControl::on_sack_ack`]: a rate sample from the segment it SACKed, the model,
 //!   pacing and cwnd with what it SACKed), as Linux's `tcp_ack` runs `cong_control` on every
-//!   ACK; its RTT does not reach the min-RTT filter (Linux takes the SACKed segment's), and a
-//!   SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
+//!   ACK; its RTT reaches the min-RTT filter as Linux's `rs->rtt_us` (the highest segment it
+//!   newly SACKed that was never sent twice, `last_sackt`; since 2026-11-29 late, branch
+//!   `bbr8`), and a SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
 //!   rule. Before 2026-11-29 (evening) no SACK-only ACK outside recovery reached BBR: what they
 //!   SACKed counted at the next cumulative ACK, all at once — 21 segments after a 100 ms hole
 //!   in the 4-flow 10 Mbit/s, 50 ms validate-linux case, read by the ACK-aggregation filter as
