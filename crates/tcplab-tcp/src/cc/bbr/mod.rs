@@ -62,13 +62,19 @@
 //!   reorder timer are not an ACK's and do not count, as in Linux); a duplicate (SACK-only) ACK
 //!   in recovery, which Linux runs through `bbr_main` too, deducts its losses and grows cwnd by
 //!   the segment it SACKed towards the target, without a rate sample;
+//! * rate samples are judged against the connection's minimum RTT over 300 s (Linux
+//!   `tcp_min_rtt`, from every ACK's RTT before the sample; [`BbrCc::tcp_min_rtt`]), as
+//!   `tcp_rate_gen`; before 2026-11-29 (late) against BBR's 10-s min_rtt, which an expired filter
+//!   may replace by a queue-inflated sample (PROBE_RTT then never ended on a 200 ms path);
+//!   `FLAG_ACK_MAYBE_DELAYED` is not modelled; the cumulative ACK's RTT is the send log's;
 //! * `bbr_packets_in_net_at_edt` takes the earliest departure time as now (the CC does not see
 //!   the endpoint's pacing clock); the 5/4 phase still adds the TSO goal as Linux;
 //! * a duplicate ACK that newly SACKs data runs `bbr_main` on that ACK, in and out of recovery
 //!   ([`CongestionControl::on_sack_ack`]: a rate sample from the segment it SACKed, the model,
 //!   pacing and cwnd with what it SACKed), as Linux's `tcp_ack` runs `cong_control` on every
-//!   ACK; its RTT does not reach the min-RTT filter (Linux takes the SACKed segment's), and a
-//!   SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
+//!   ACK; its RTT reaches the min-RTT filter as Linux's `rs->rtt_us` (the highest segment it
+//!   newly SACKed that was never sent twice, `last_sackt`; since 2026-11-29 late, branch
+//!   `bbr8`), and a SACK-only ACK the endpoint does not count as a duplicate (a window change) reaches no cwnd
 //!   rule. Before 2026-11-29 (evening) no SACK-only ACK outside recovery reached BBR: what they
 //!   SACKed counted at the next cumulative ACK, all at once — 21 segments after a 100 ms hole
 //!   in the 4-flow 10 Mbit/s, 50 ms validate-linux case, read by the ACK-aggregation filter as
@@ -125,6 +131,8 @@ pub const MIN_CWND_PKTS: u32 = 4;
 /// Bandwidth growth that counts as "still growing" in STARTUP (×1.25), and the rounds without it.
 const FULL_BW_THRESH: u64 = UNIT * 5 / 4;
 const FULL_BW_COUNT: u32 = 3;
+/// Linux `sysctl_tcp_min_rtt_wlen` (300 s): the window of the connection's minimum RTT.
+const TCP_MIN_RTT_WLEN: Nanos = 300 * SEC;
 /// Linux `bbr_min_tso_rate` (1.2 Mbit/s) in bytes/s.
 const MIN_TSO_RATE: u64 = 1_200_000 / 8;
 /// Linux `GSO_MAX_SIZE − 1 − MAX_TCP_HEADER` (x86-64).
@@ -246,6 +254,9 @@ pub struct BbrCc {
     /// SACKed before).
     delivered_mark: u64,
     acked_sacked: u64,
+    /// The connection's windowed minimum RTT (Linux `tp->rtt_min`, `tcp_min_rtt`), stored as
+    /// `u64::MAX − rtt` in a windowed max: the rate estimator's floor on sample intervals.
+    tcp_min_rtt: WindowedMax,
     /// Every mode entered, with its time (tests, traces; the first [`LOG_CAP`] entries).
     pub transitions: Vec<(Nanos, Mode)>,
     /// For each PROBE_RTT entered: when the expired minimum had last been taken (tests).
@@ -290,6 +301,7 @@ impl BbrCc {
             cwnd_set_this_ack: false,
             delivered_mark: 0,
             acked_sacked: 0,
+            tcp_min_rtt: WindowedMax::default(),
             transitions: vec![(0, Mode::Startup)],
             phases: Vec::new(),
             probe_rtt_min_stamps: Vec::new(),
@@ -304,6 +316,13 @@ impl BbrCc {
         } else {
             self.bw.get()
         }
+    }
+
+    /// The connection's minimum RTT over the last 300 s (Linux `tcp_min_rtt`, kept by
+    /// `tcp_update_rtt_min` from every ACK's RTT), None before the first sample.
+    pub fn tcp_min_rtt(&self) -> Option<Nanos> {
+        let v = self.tcp_min_rtt.get();
+        (v != 0).then(|| u64::MAX - v)
     }
 
     /// The windowed max of the delivery-rate samples, bytes/s (`bbr_max_bw`).
@@ -396,7 +415,15 @@ impl BbrCc {
         let now = s.now;
         self.cons.on_ack(s.snd_una);
         let cum_acked = s.bytes_acked as u64;
-        let rs = self.rate.on_ack(now, s.snd_una, cum_acked, self.min_rtt.min_rtt);
+        // `rs->rtt_us` (Linux `tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): the RTT of the last
+        // segment this ACK newly SACKed that was never retransmitted, else the cumulative ACK's.
+        // It reaches the connection's minimum (`tcp_update_rtt_min`) before the rate sample is
+        // judged against that minimum (`tcp_rate_gen`), then BBR's min-RTT filter.
+        let rtt = self.rate.take_sack_rtt(now).or(s.fine_rtt).or(s.rtt);
+        if let Some(r) = rtt {
+            self.tcp_min_rtt.update(TCP_MIN_RTT_WLEN, now, u64::MAX - r.max(1));
+        }
+        let rs = self.rate.on_ack(now, s.snd_una, cum_acked, self.tcp_min_rtt());
         // Linux's cwnd and aggregation arithmetic take `rs->acked_sacked` (`tcp_ack`:
         // `tp->delivered` before and after the ACK), not the cumulative advance: data SACKed
         // earlier and now covered by the cumulative ACK was counted when it was SACKed.
@@ -407,7 +434,9 @@ impl BbrCc {
         self.update_cycle_phase(now, prior_in_flight, w.mss);
         self.check_full_bw_reached(rs);
         self.check_drain(now, w.mss);
-        self.update_min_rtt(now, s.fine_rtt.or(s.rtt), w);
+        // `rs->rtt_us` (Linux `tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): the RTT of the last
+        // segment this ACK newly SACKed that was never retransmitted, else the cumulative ACK's.
+        self.update_min_rtt(now, rtt, w);
         self.update_gains();
         self.set_pacing_rate(view, w);
         self.set_cwnd(w, acked);
@@ -665,8 +694,11 @@ impl CongestionControl for BbrCc {
         w.cwnd
     }
 
-    fn on_send(&mut self, now: Nanos, seq: u64, len: u32, _retransmit: bool) {
+    fn on_send(&mut self, now: Nanos, seq: u64, len: u32, retransmit: bool) {
         self.rate.on_send(now, seq, len);
+        if retransmit {
+            self.rate.mark_retransmitted(seq, seq + len as u64);
+        }
     }
 
     fn on_marked_lost(&mut self, bytes: u64) {
@@ -741,3 +773,4 @@ impl CongestionControl for BbrCc {
         Some(self)
     }
 }
+

@@ -40,6 +40,9 @@ struct SentRecord {
     tx_in_flight: u64,
     /// Already counted as delivered by a SACK.
     sacked: bool,
+    /// Some of its bytes were sent more than once (Linux `TCPCB_EVER_RETRANS`, part of
+    /// `TCPCB_RETRANS`): its SACK gives no RTT (Karn).
+    retransmitted: bool,
 }
 
 /// One rate sample (draft §3.3 "rs").
@@ -95,6 +98,10 @@ pub struct DeliveryRate {
     pub delivered_ce: u64,
     /// The most recently sent record SACKed since the last sample (it competes for the next one).
     sacked_newest: Option<SentRecord>,
+    /// Of the never-retransmitted records newly SACKed at one time, the highest in sequence
+    /// order: (that time, its seq, its send time) — Linux `tcp_sacktag_one`'s `last_sackt`
+    /// (the SACK blocks are walked in sequence order), for [`DeliveryRate::take_sack_rtt`].
+    last_sackt: Option<(Nanos, u64, Nanos)>,
     /// The endpoint's last report of the data in flight as Linux counts it, with `snd_max` then
     /// ([`DeliveryRate::set_pipe`]); and its report at the start of the ACK being processed.
     pipe: Option<(u64, u64)>,
@@ -187,12 +194,31 @@ impl DeliveryRate {
             delivered_ce: self.delivered_ce,
             tx_in_flight: self.snd_max.max(seq + len as u64).saturating_sub(self.snd_una),
             sacked: false,
+            retransmitted: false,
         };
         self.snd_max = self.snd_max.max(rec.end);
         // A retransmission is re-stamped in place (Linux `tcp_rate_skb_sent` on every send).
         match self.inflight.binary_search_by(|r| r.seq.cmp(&seq)) {
-            Ok(i) => self.inflight[i] = SentRecord { sacked: self.inflight[i].sacked, ..rec },
+            Ok(i) => self.inflight[i] = SentRecord { sacked: self.inflight[i].sacked, retransmitted: self.inflight[i].retransmitted, ..rec },
             Err(i) => self.inflight.insert(i, rec),
+        }
+    }
+
+    /// `[seq, end)` was just sent again: every record holding any of it is marked retransmitted
+    /// (Linux sets `TCPCB_EVER_RETRANS` on the skb it retransmits, and a resent range cut
+    /// differently from the first transmission still covers the original's bytes). Call after
+    /// [`DeliveryRate::on_send`] of the retransmission, which re-stamped or inserted its record.
+    pub fn mark_retransmitted(&mut self, seq: u64, end: u64) {
+        let mut i = self.inflight.partition_point(|r| r.seq < seq);
+        // A record starting below `seq` may reach into the range.
+        while i > 0 && self.inflight[i - 1].end > seq {
+            i -= 1;
+        }
+        while i < self.inflight.len() && self.inflight[i].seq < end {
+            if self.inflight[i].end > seq {
+                self.inflight[i].retransmitted = true;
+            }
+            i += 1;
         }
     }
 
@@ -213,12 +239,23 @@ impl DeliveryRate {
             let r = *r;
             self.delivered += r.end - r.seq;
             self.delivered_time = now;
+            if !r.retransmitted && self.last_sackt.is_none_or(|(at, s, _)| at != now || r.seq > s) {
+                self.last_sackt = Some((now, r.seq, r.sent_time));
+            }
             if self.sacked_newest.is_none_or(|n| r.sent_time >= n.sent_time) {
                 self.sacked_newest = Some(r);
                 // Later sends measure their send interval from here (Linux `first_tx_mstamp`).
                 self.first_sent_time = self.first_sent_time.max(r.sent_time);
             }
         }
+    }
+
+    /// The RTT a SACK at `now` measured (Linux `ca_rtt_us` = now − `last_sackt`, which
+    /// `tcp_ack_update_rtt` hands BBR as `rs->rtt_us`, preferred to the cumulative ACK's): from
+    /// the highest record newly SACKed at `now` that was never retransmitted; none when the ACK
+    /// SACKed nothing new or only retransmitted data. Taken once.
+    pub fn take_sack_rtt(&mut self, now: Nanos) -> Option<Nanos> {
+        self.last_sackt.take().filter(|&(at, _, _)| at == now).map(|(_, _, sent)| now.saturating_sub(sent))
     }
 
     /// The cumulative ACK moved to `snd_una` at `now`, acknowledging `acked` new data bytes.

@@ -189,11 +189,13 @@ fn startup_grows_cwnd_by_newly_delivered_bytes_not_by_the_cumulative_jump() {
     b.on_recovery(&mut w, false);
     b.cons.on_round_start();
     w.cwnd = 40_000;
-    let s = cum_ack(2 * MS, 20_000, 20_000);
+    // The ACK covers a retransmission: no RTT (Karn), and none of the compressed clock's
+    // 100 ms to judge its 2 ms rate sample by (Linux `tcp_rate_gen` against `tcp_min_rtt`).
+    let s = AckSample { rtt: None, fine_rtt: None, ..cum_ack(2 * MS, 20_000, 20_000) };
     b.on_ack(&mut w, &s, &view(&log, 2 * MS), None);
     assert_eq!(w.cwnd, 41_000);
-    // The next ACK delivers two unsacked segments: +2000.
-    b.on_ack(&mut w, &cum_ack(3 * MS, 22_000, 2000), &view(&log, 3 * MS), None);
+    // The next ACK delivers two unsacked segments (sent at 0, an RTT of 3 ms): +2000.
+    b.on_ack(&mut w, &AckSample { fine_rtt: Some(3 * MS), ..cum_ack(3 * MS, 22_000, 2000) }, &view(&log, 3 * MS), None);
     assert_eq!(w.cwnd, 43_000);
 }
 
@@ -291,4 +293,78 @@ fn establishment_seeds_min_rtt_and_the_pacing_rate_from_the_handshake_rtt() {
     let mut c = BbrCc::new(BbrParams::DEFAULT, 1);
     c.on_established(300 * MS, &w, None);
     assert_eq!((c.min_rtt.min_rtt, c.min_rtt.stamp, c.pacing_rate_now()), (None, 300 * MS, None));
+}
+
+#[test]
+fn a_sack_only_ack_gives_min_rtt_the_rtt_of_the_last_segment_it_newly_sacked() {
+    // Linux `tcp_clean_rtx_queue`: with newly SACKed data, ca_rtt_us = now − last_sackt (the
+    // last never-retransmitted segment the SACK tagged), which `tcp_ack_update_rtt` puts in
+    // rs->rtt_us for `bbr_update_min_rtt`. Segments 0..10 leave at k ms; segment 0 is
+    // retransmitted at 20 ms; at 50 ms a duplicate ACK SACKs segments 0..=6 (segment 0 was
+    // retransmitted, so gives no RTT): the RTT is 50 − 6 = 44 ms.
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    for k in 0..10u64 {
+        b.on_send(k * MS, k * 1000, 1000, false);
+    }
+    b.on_send(20 * MS, 0, 1000, true);
+    assert!(b.min_rtt.min_rtt.is_none());
+    b.on_sacked(50 * MS, 0, 7000);
+    let log = crate::sendlog::SendLog::default();
+    let v = SenderView { in_recovery: false, ..view(&log, 50 * MS) };
+    let dup = AckSample { rtt: None, fine_rtt: None, bytes_acked: 0, ..cum_ack(50 * MS, 0, 0) };
+    b.on_sack_ack(&mut w, &dup, &v);
+    assert_eq!(b.min_rtt.min_rtt, Some(44 * MS));
+    assert_eq!(b.tcp_min_rtt(), Some(44 * MS));
+}
+
+#[test]
+fn a_sack_of_data_sent_again_in_another_cut_gives_no_rtt() {
+    // Karn as Linux does it: every retransmitted skb carries TCPCB_EVER_RETRANS and
+    // `tcp_sacktag_one` takes no `last_sackt` from it. Segments of 1000 bytes leave at k ms;
+    // [1500, 2500) is sent again at 40 ms, cut across two of them; at 45 ms a duplicate ACK
+    // SACKs [1000, 2500). Every byte it SACKs was sent twice: no RTT. (Marking only a record
+    // that starts where the resend starts left both unmarked and gave 45 − 40 = 5 ms, the
+    // resend's, for a path whose RTT is 40 ms or more.)
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    for k in 0..10u64 {
+        b.on_send(k * MS, k * 1000, 1000, false);
+    }
+    b.on_send(40 * MS, 1500, 1000, true);
+    b.on_sacked(45 * MS, 1000, 2500);
+    let log = crate::sendlog::SendLog::default();
+    let v = SenderView { in_recovery: false, ..view(&log, 45 * MS) };
+    let dup = AckSample { rtt: None, fine_rtt: None, bytes_acked: 0, ..cum_ack(45 * MS, 0, 0) };
+    b.on_sack_ack(&mut w, &dup, &v);
+    assert_eq!(b.min_rtt.min_rtt, None);
+    // A segment past the resend, SACKed at 50 ms, gives its own RTT: 50 − 3 = 47 ms.
+    b.on_sacked(50 * MS, 3000, 4000);
+    b.on_sack_ack(&mut w, &AckSample { now: 50 * MS, ..dup }, &SenderView { now: 50 * MS, ..v });
+    assert_eq!(b.min_rtt.min_rtt, Some(47 * MS));
+}
+
+#[test]
+fn rate_samples_are_judged_against_the_connections_min_rtt_not_bbrs_filter() {
+    // Linux `tcp_rate_gen` discards a sample whose interval is under `tcp_min_rtt(tp)`, the
+    // connection's 300-s minimum (`tcp_update_rtt_min`, updated by the same ACK first), not
+    // BBR's 10-s `min_rtt`, which an expired filter replaces by whatever sample comes next
+    // (`bbr_update_min_rtt`), a queue-inflated one included. Path minimum 200 ms; BBR's filter
+    // holds 350 ms; two segments sent at 1000 ms and ACKed at 1250 ms give a 250 ms sample of
+    // 8000 B/s, which counts (judged against 350 ms it was dropped, and in PROBE_RTT on a path
+    // whose ACKs carried no RTT no round ever ended).
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    let log = crate::sendlog::SendLog::default();
+    b.on_send(0, 0, 1000, false);
+    let v = SenderView { in_recovery: false, ..view(&log, 200 * MS) };
+    b.on_ack(&mut w, &AckSample { fine_rtt: Some(200 * MS), ..cum_ack(200 * MS, 1000, 1000) }, &v, None);
+    assert_eq!((b.tcp_min_rtt(), b.max_bw(), b.rtt_cnt), (Some(200 * MS), 5000, 1));
+    b.min_rtt.min_rtt = Some(350 * MS);
+    b.on_send(1000 * MS, 1000, 1000, false);
+    b.on_send(1000 * MS, 2000, 1000, false);
+    let v = SenderView { now: 1250 * MS, ..v };
+    b.on_ack(&mut w, &AckSample { fine_rtt: Some(250 * MS), ..cum_ack(1250 * MS, 3000, 2000) }, &v, None);
+    assert_eq!((b.max_bw(), b.rtt_cnt), (8000, 2));
+    assert_eq!((b.tcp_min_rtt(), b.min_rtt.min_rtt), (Some(200 * MS), Some(250 * MS)));
 }
