@@ -94,10 +94,13 @@ impl MinRttFilter {
         now > self.stamp + self.window
     }
 
-    /// Offer a sample; returns whether the minimum changed.
+    /// Offer a sample; returns whether the minimum changed. Only a strictly smaller sample (or
+    /// any once expired) replaces it and restarts the window, as Linux's `bbr_update_min_rtt`
+    /// (`rs->rtt_us < bbr->min_rtt_us`): a simulated path gives the same base RTT again and
+    /// again, and refreshing the stamp on an equal sample would put PROBE_RTT off for good.
     pub fn update(&mut self, now: Nanos, rtt: Nanos) -> bool {
         let expired = self.expired(now);
-        if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
+        if self.min_rtt.is_none_or(|m| rtt < m) || expired {
             self.min_rtt = Some(rtt);
             self.stamp = now;
             return true;
@@ -142,11 +145,13 @@ mod tests {
         let mut f = MinRttFilter::new(10_000, 0);
         assert!(f.update(0, 50));
         assert!(!f.update(100, 60));
-        assert!(f.update(200, 50), "an equal sample refreshes the stamp");
-        assert_eq!((f.min_rtt, f.stamp), (Some(50), 200));
-        assert!(!f.expired(10_200));
-        assert!(f.expired(10_201));
-        assert!(f.update(10_201, 70), "any sample replaces an expired minimum");
+        assert!(!f.update(200, 50), "an equal sample does not refresh the stamp (Linux: strict <)");
+        assert_eq!((f.min_rtt, f.stamp), (Some(50), 0));
+        assert!(f.update(300, 49));
+        assert_eq!((f.min_rtt, f.stamp), (Some(49), 300));
+        assert!(!f.expired(10_300));
+        assert!(f.expired(10_301));
+        assert!(f.update(10_301, 70), "any sample replaces an expired minimum");
         assert_eq!(f.min_rtt, Some(70));
     }
 }
