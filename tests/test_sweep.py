@@ -441,8 +441,10 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_runs(tmp_path):
     with_tail, sw = write_interruptible_sweep(tmp_path)
     quick = {t.hash for t in load_sweep(sw).tasks}
     out = tmp_path / "out"
+    # PYTHONFAULTHANDLER: should the runner not end, SIGABRT makes it print every thread's stack
     proc = subprocess.Popen(TCPLAB + ["sweep", str(with_tail), "--out", str(out), "--jobs", "2"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ, PYTHONFAULTHANDLER="1"))
     log = out / "executed.log"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -450,7 +452,20 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_runs(tmp_path):
             break
         time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # the runner, or a process of its group still holding the stderr pipe
+        ps = subprocess.run(["ps", "-o", "pid,ppid,stat,etime,args", "-g", str(proc.pid)], capture_output=True, text=True).stdout
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGABRT)
+            proc.wait(timeout=30)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, err = proc.communicate(timeout=30)
+        pytest.fail(f"the sweep did not end within 60 s of SIGINT; its processes:\n{ps}\nits stderr (stacks):\n{err[-6000:]}")
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     executed = {l.split()[0] for l in log.read_text().splitlines()}

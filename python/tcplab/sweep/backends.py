@@ -56,6 +56,13 @@ def _run_local(execute: Callable[[dict], dict], tasks: list[dict], jobs: int,
         pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             p.terminate()
+        # Reap them here, SIGKILL for one that outlives SIGTERM: the interpreter's exit joins
+        # every child it started, and an interrupted sweep must end, not wait on a worker.
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join(timeout=5)
         raise
     pool.shutdown(wait=True)
 
