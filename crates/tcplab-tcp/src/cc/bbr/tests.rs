@@ -295,6 +295,24 @@ fn establishment_seeds_min_rtt_and_the_pacing_rate_from_the_handshake_rtt() {
     assert_eq!((c.min_rtt.min_rtt, c.min_rtt.stamp, c.pacing_rate_now()), (None, 300 * MS, None));
 }
 
+/// BBR with segments of 1000 bytes sent at 0, 1, .., 9 ms (the SACK-RTT tests).
+fn ten_segments_sent_a_ms_apart() -> (BbrCc, CcWindow) {
+    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
+    let w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
+    for k in 0..10u64 {
+        b.on_send(k * MS, k * 1000, 1000, false);
+    }
+    (b, w)
+}
+
+/// A duplicate ACK at `now` whose SACK blocks were given to `on_sacked`, outside recovery.
+fn duplicate_ack_that_sacks(b: &mut BbrCc, w: &mut CcWindow, now: Nanos) {
+    let log = crate::sendlog::SendLog::default();
+    let v = SenderView { in_recovery: false, ..view(&log, now) };
+    let dup = AckSample { rtt: None, fine_rtt: None, bytes_acked: 0, ..cum_ack(now, 0, 0) };
+    b.on_sack_ack(w, &dup, &v);
+}
+
 #[test]
 fn a_sack_only_ack_gives_min_rtt_the_rtt_of_the_last_segment_it_newly_sacked() {
     // Linux `tcp_clean_rtx_queue`: with newly SACKed data, ca_rtt_us = now − last_sackt (the
@@ -302,18 +320,11 @@ fn a_sack_only_ack_gives_min_rtt_the_rtt_of_the_last_segment_it_newly_sacked() {
     // rs->rtt_us for `bbr_update_min_rtt`. Segments 0..10 leave at k ms; segment 0 is
     // retransmitted at 20 ms; at 50 ms a duplicate ACK SACKs segments 0..=6 (segment 0 was
     // retransmitted, so gives no RTT): the RTT is 50 − 6 = 44 ms.
-    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
-    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
-    for k in 0..10u64 {
-        b.on_send(k * MS, k * 1000, 1000, false);
-    }
+    let (mut b, mut w) = ten_segments_sent_a_ms_apart();
     b.on_send(20 * MS, 0, 1000, true);
     assert!(b.min_rtt.min_rtt.is_none());
     b.on_sacked(50 * MS, 0, 7000);
-    let log = crate::sendlog::SendLog::default();
-    let v = SenderView { in_recovery: false, ..view(&log, 50 * MS) };
-    let dup = AckSample { rtt: None, fine_rtt: None, bytes_acked: 0, ..cum_ack(50 * MS, 0, 0) };
-    b.on_sack_ack(&mut w, &dup, &v);
+    duplicate_ack_that_sacks(&mut b, &mut w, 50 * MS);
     assert_eq!(b.min_rtt.min_rtt, Some(44 * MS));
     assert_eq!(b.tcp_min_rtt(), Some(44 * MS));
 }
@@ -326,21 +337,14 @@ fn a_sack_of_data_sent_again_in_another_cut_gives_no_rtt() {
     // SACKs [1000, 2500). Every byte it SACKs was sent twice: no RTT. (Marking only a record
     // that starts where the resend starts left both unmarked and gave 45 − 40 = 5 ms, the
     // resend's, for a path whose RTT is 40 ms or more.)
-    let mut b = BbrCc::new(BbrParams::DEFAULT, 1);
-    let mut w = CcWindow { cwnd: 40_000, ssthresh: u32::MAX, mss: 1000, max_cwnd: u32::MAX };
-    for k in 0..10u64 {
-        b.on_send(k * MS, k * 1000, 1000, false);
-    }
+    let (mut b, mut w) = ten_segments_sent_a_ms_apart();
     b.on_send(40 * MS, 1500, 1000, true);
     b.on_sacked(45 * MS, 1000, 2500);
-    let log = crate::sendlog::SendLog::default();
-    let v = SenderView { in_recovery: false, ..view(&log, 45 * MS) };
-    let dup = AckSample { rtt: None, fine_rtt: None, bytes_acked: 0, ..cum_ack(45 * MS, 0, 0) };
-    b.on_sack_ack(&mut w, &dup, &v);
+    duplicate_ack_that_sacks(&mut b, &mut w, 45 * MS);
     assert_eq!(b.min_rtt.min_rtt, None);
     // A segment past the resend, SACKed at 50 ms, gives its own RTT: 50 − 3 = 47 ms.
     b.on_sacked(50 * MS, 3000, 4000);
-    b.on_sack_ack(&mut w, &AckSample { now: 50 * MS, ..dup }, &SenderView { now: 50 * MS, ..v });
+    duplicate_ack_that_sacks(&mut b, &mut w, 50 * MS);
     assert_eq!(b.min_rtt.min_rtt, Some(47 * MS));
 }
 
